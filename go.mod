@@ -1,0 +1,3 @@
+module github.com/hwepoch/hwepoch
+
+go 1.26
