@@ -67,7 +67,10 @@ VARIABLES
     ctrlEpoch,      \* the leader epoch it assigned last, -1 before the first election
     ctrlIsr,        \* the ISR it holds (changed by elections and by fenced AlterPartition)
     \* --- the network ---
-    msgs,           \* set of in-flight messages
+    controllerQueue,\* per broker: LeaderAndIsr requests sent, not yet applied (in order, reliable:
+                    \* ControllerChannelManager retries until the broker dies)
+    inflight,       \* per follower: its one outstanding fetcher request, or the response to it;
+                    \* NoMsg when none (a fetcher has one request in flight at a time)
     \* --- bookkeeping and history (ghost) ---
     nextId,         \* id of the next produced record
     crashes,        \* crashes so far
@@ -78,7 +81,8 @@ durable  == <<log, epochCache, hwCheckpoint>>
 volatile == <<role, leaderEpoch, leader, hw, isr, followerLeo, fetchState>>
 ctrl     == <<ctrlLeader, ctrlEpoch, ctrlIsr>>
 ghost    == <<nextId, crashes, acked, committed>>
-vars     == <<durable, volatile, ctrl, msgs, ghost>>
+net      == <<controllerQueue, inflight>>
+vars     == <<durable, volatile, ctrl, net, ghost>>
 
 -----------------------------------------------------------------------------
 (* Sets and constants used below. *)
@@ -98,8 +102,9 @@ LEO(r)   == Len(log[r])
 
 (* Messages.  Requests carry the sender's current leader epoch (KIP-320);  *)
 (* responses echo it so the follower can tell a stale response.            *)
-LeaderAndIsrMsg(to, l, e, s) ==
-    [type |-> "LeaderAndIsr", dst |-> to, leader |-> l, epoch |-> e, isr |-> s]
+NoMsg == [type |-> "None"]
+LeaderAndIsrMsg(l, e, s) ==
+    [type |-> "LeaderAndIsr", leader |-> l, epoch |-> e, isr |-> s]
 OffsetsReq(f, l, e, ce) ==
     [type |-> "OffsetsForLeaderEpoch", src |-> f, dst |-> l, epoch |-> e, currentEpoch |-> ce]
 OffsetsResp(l, f, err, e, o, ce) ==
@@ -199,11 +204,8 @@ TruncHW(r, o)    == Min(hw[r], Min(o, LEO(r)))
 
 NoViews == [r \in Replicas |-> -1]
 
-(* A follower has at most one request (or its response) in flight. *)
-Outstanding(f) ==
-    \E m \in msgs :
-        \/ m.type \in {"Fetch", "OffsetsForLeaderEpoch"} /\ m.src = f
-        \/ m.type \in {"FetchResponse", "OffsetsForLeaderEpochResponse"} /\ m.dst = f
+(* Whether follower f's slot holds a request to l of the given type. *)
+RequestAt(f, l, type) == inflight[f].type = type /\ inflight[f].dst = l
 
 (* The error a leader answers a follower's request with. *)
 RequestError(l, m) ==
@@ -227,7 +229,8 @@ Init ==
     /\ ctrlLeader = None
     /\ ctrlEpoch = -1
     /\ ctrlIsr = Replicas
-    /\ msgs = {}
+    /\ controllerQueue = [r \in Replicas |-> <<>>]
+    /\ inflight = [r \in Replicas |-> NoMsg]
     /\ nextId = 1
     /\ crashes = 0
     /\ acked = {}
@@ -250,8 +253,10 @@ Elect(r) ==
        IN  /\ ctrlLeader' = r
            /\ ctrlEpoch' = e
            /\ ctrlIsr' = newIsr
-           /\ msgs' = msgs \cup {LeaderAndIsrMsg(x, r, e, newIsr) : x \in {y \in Replicas : Up(y)}}
-    /\ UNCHANGED <<durable, volatile, ghost>>
+           /\ controllerQueue' = [x \in Replicas |->
+                                    IF Up(x) THEN Append(controllerQueue[x], LeaderAndIsrMsg(r, e, newIsr))
+                                    ELSE controllerQueue[x]]
+    /\ UNCHANGED <<durable, volatile, inflight, ghost>>
 
 (* A replica applies a LeaderAndIsr request (ReplicaManager.becomeLeaderOrFollower). *)
 (* A request whose epoch is not above the replica's is ignored.                 *)
@@ -282,15 +287,14 @@ BecomeFollower(r, m) ==
             /\ UNCHANGED <<log, epochCache>>
     /\ UNCHANGED <<hw, hwCheckpoint, acked, committed>>
 
-HandleLeaderAndIsr(r, m) ==
-    /\ m \in msgs
-    /\ m.type = "LeaderAndIsr"
-    /\ m.dst = r
-    /\ msgs' = msgs \ {m}
-    /\ IF m.epoch > leaderEpoch[r]
-       THEN IF m.leader = r THEN BecomeLeader(r, m) ELSE BecomeFollower(r, m)
-       ELSE UNCHANGED <<durable, volatile, acked, committed>>
-    /\ UNCHANGED <<ctrl, nextId, crashes>>
+HandleLeaderAndIsr(r) ==
+    /\ controllerQueue[r] # <<>>
+    /\ LET m == Head(controllerQueue[r])
+       IN  /\ controllerQueue' = [controllerQueue EXCEPT ![r] = Tail(controllerQueue[r])]
+           /\ IF m.epoch > leaderEpoch[r]
+              THEN IF m.leader = r THEN BecomeLeader(r, m) ELSE BecomeFollower(r, m)
+              ELSE UNCHANGED <<durable, volatile, acked, committed>>
+    /\ UNCHANGED <<ctrl, inflight, nextId, crashes>>
 
 (* A producer writes one record to leader l.  acks=all is refused before   *)
 (* append when the ISR is below min.insync.replicas (NOT_ENOUGH_REPLICAS).  *)
@@ -309,7 +313,7 @@ Produce(l) ==
                              \cup (IF Acks = "1" THEN {[offset |-> LEO(l), id |-> nextId]} ELSE {})
     /\ nextId' = nextId + 1
     /\ UNCHANGED <<epochCache, hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo,
-                   fetchState, ctrl, msgs, crashes>>
+                   fetchState, ctrl, net, crashes>>
 
 -----------------------------------------------------------------------------
 (* The truncation phase of the epoch policies: OffsetsForLeaderEpoch.       *)
@@ -317,23 +321,21 @@ Produce(l) ==
 SendOffsetsForLeaderEpoch(f) ==
     /\ role[f] = "Follower"
     /\ fetchState[f] = "Truncating"
-    /\ ~Outstanding(f)
-    /\ msgs' = msgs \cup {OffsetsReq(f, leader[f], LatestEpoch(epochCache[f]), leaderEpoch[f])}
-    /\ UNCHANGED <<durable, volatile, ctrl, ghost>>
+    /\ inflight[f].type = "None"
+    /\ inflight' = [inflight EXCEPT ![f] = OffsetsReq(f, leader[f], LatestEpoch(epochCache[f]), leaderEpoch[f])]
+    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, ghost>>
 
-HandleOffsetsForLeaderEpoch(l, m) ==
-    /\ m \in msgs
-    /\ m.type = "OffsetsForLeaderEpoch"
-    /\ m.dst = l
+HandleOffsetsForLeaderEpoch(l, f) ==
+    /\ RequestAt(f, l, "OffsetsForLeaderEpoch")
     /\ Up(l)
-    /\ LET err == RequestError(l, m)
+    /\ LET m   == inflight[f]
+           err == RequestError(l, m)
            ans == IF err # "NONE" THEN [epoch |-> -1, offset |-> -1]
                   ELSE IF Truncation = "Kip101"
                   THEN [epoch |-> -1, offset |-> Kip101EndOffset(epochCache[l], LEO(l), m.epoch)]
                   ELSE EndOffsetFor(epochCache[l], LEO(l), m.epoch)
-       IN  msgs' = (msgs \ {m}) \cup
-                   {OffsetsResp(l, m.src, err, ans.epoch, ans.offset, m.currentEpoch)}
-    /\ UNCHANGED <<durable, volatile, ctrl, ghost>>
+       IN  inflight' = [inflight EXCEPT ![f] = OffsetsResp(l, f, err, ans.epoch, ans.offset, m.currentEpoch)]
+    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, ghost>>
 
 (* The follower's rule (AbstractFetcherThread.getOffsetTruncationState for  *)
 (* LeaderEpoch; ReplicaFetcherThread.maybeTruncate of 0.11.0 for Kip101):   *)
@@ -353,19 +355,18 @@ AcceptsResponse(f, m) ==
     /\ m.src = leader[f]
     /\ m.currentEpoch = leaderEpoch[f]
 
-HandleOffsetsForLeaderEpochResponse(f, m) ==
-    /\ m \in msgs
-    /\ m.type = "OffsetsForLeaderEpochResponse"
-    /\ m.dst = f
-    /\ msgs' = msgs \ {m}
-    /\ IF AcceptsResponse(f, m) /\ fetchState[f] = "Truncating" /\ m.error = "NONE"
+HandleOffsetsForLeaderEpochResponse(f) ==
+    /\ inflight[f].type = "OffsetsForLeaderEpochResponse"
+    /\ inflight' = [inflight EXCEPT ![f] = NoMsg]
+    /\ LET m == inflight[f] IN
+       IF AcceptsResponse(f, m) /\ fetchState[f] = "Truncating" /\ m.error = "NONE"
        THEN LET t == TruncationTarget(f, m)
             IN  /\ log' = [log EXCEPT ![f] = TruncLog(f, t.to)]
                 /\ epochCache' = [epochCache EXCEPT ![f] = TruncCache(f, t.to)]
                 /\ hw' = [hw EXCEPT ![f] = TruncHW(f, t.to)]
                 /\ fetchState' = [fetchState EXCEPT ![f] = IF t.done THEN "Fetching" ELSE "Truncating"]
        ELSE UNCHANGED <<log, epochCache, hw, fetchState>>
-    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, ctrl, ghost>>
+    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, ctrl, controllerQueue, ghost>>
 
 -----------------------------------------------------------------------------
 (* Replication: Fetch and its response.  The leader's HW moves when it      *)
@@ -375,42 +376,41 @@ HandleOffsetsForLeaderEpochResponse(f, m) ==
 SendFetch(f) ==
     /\ role[f] = "Follower"
     /\ fetchState[f] = "Fetching"
-    /\ ~Outstanding(f)
-    /\ msgs' = msgs \cup {FetchReq(f, leader[f], LEO(f), leaderEpoch[f])}
-    /\ UNCHANGED <<durable, volatile, ctrl, ghost>>
+    /\ inflight[f].type = "None"
+    /\ inflight' = [inflight EXCEPT ![f] = FetchReq(f, leader[f], LEO(f), leaderEpoch[f])]
+    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, ghost>>
 
-HandleFetch(l, m) ==
-    /\ m \in msgs
-    /\ m.type = "Fetch"
-    /\ m.dst = l
+HandleFetch(l, f) ==
+    /\ RequestAt(f, l, "Fetch")
     /\ Up(l)
-    /\ LET err0 == RequestError(l, m)
+    /\ LET m    == inflight[f]
+           err0 == RequestError(l, m)
            err  == IF err0 = "NONE" /\ m.offset > LEO(l) THEN "OFFSET_OUT_OF_RANGE" ELSE err0
        IN  IF err = "NONE"
-           THEN LET views == [followerLeo[l] EXCEPT ![m.src] = m.offset]
+           THEN LET views == [followerLeo[l] EXCEPT ![f] = m.offset]
                     new   == NewHW(l, log[l], isr[l], views, hw[l])
                 IN  /\ followerLeo' = [followerLeo EXCEPT ![l] = views]
                     /\ AdvanceHW(l, log[l], isr[l], views)
-                    /\ msgs' = (msgs \ {m}) \cup
-                               {FetchResp(l, m.src, "NONE", m.offset,
-                                          SubSeq(log[l], m.offset + 1, LEO(l)), new, LEO(l),
-                                          m.currentEpoch)}
-           ELSE /\ msgs' = (msgs \ {m}) \cup
-                           {FetchResp(l, m.src, err, m.offset, <<>>, -1, LEO(l), m.currentEpoch)}
+                    /\ inflight' = [inflight EXCEPT ![f] =
+                                       FetchResp(l, f, "NONE", m.offset,
+                                                 SubSeq(log[l], m.offset + 1, LEO(l)), new, LEO(l),
+                                                 m.currentEpoch)]
+           ELSE /\ inflight' = [inflight EXCEPT ![f] =
+                                   FetchResp(l, f, err, m.offset, <<>>, -1, LEO(l), m.currentEpoch)]
                 /\ UNCHANGED <<followerLeo, hw, acked, committed>>
-    /\ UNCHANGED <<durable, role, leaderEpoch, leader, isr, fetchState, ctrl, nextId, crashes>>
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, isr, fetchState, ctrl, controllerQueue,
+                   nextId, crashes>>
 
 (* The follower applies a response only for its current fetch: from its    *)
 (* leader, in its epoch, at its LEO.  Data is appended (assigning epochs to *)
 (* the cache) and HW = min(leader HW, LEO).  OFFSET_OUT_OF_RANGE with a     *)
 (* leader LEO below ours truncates to the leader's LEO.  Anything else is   *)
 (* dropped.                                                                 *)
-HandleFetchResponse(f, m) ==
-    /\ m \in msgs
-    /\ m.type = "FetchResponse"
-    /\ m.dst = f
-    /\ msgs' = msgs \ {m}
-    /\ IF AcceptsResponse(f, m) /\ fetchState[f] = "Fetching" /\ m.offset = LEO(f)
+HandleFetchResponse(f) ==
+    /\ inflight[f].type = "FetchResponse"
+    /\ inflight' = [inflight EXCEPT ![f] = NoMsg]
+    /\ LET m == inflight[f] IN
+       IF AcceptsResponse(f, m) /\ fetchState[f] = "Fetching" /\ m.offset = LEO(f)
        THEN IF m.error = "NONE"
             THEN LET lg == log[f] \o m.records
                  IN  /\ log' = [log EXCEPT ![f] = lg]
@@ -422,7 +422,8 @@ HandleFetchResponse(f, m) ==
                  /\ hw' = [hw EXCEPT ![f] = TruncHW(f, m.leo)]
             ELSE UNCHANGED <<log, epochCache, hw>>
        ELSE UNCHANGED <<log, epochCache, hw>>
-    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, fetchState, ctrl, ghost>>
+    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, fetchState, ctrl,
+                   controllerQueue, ghost>>
 
 -----------------------------------------------------------------------------
 (* ISR changes: AlterPartition from the leader, a compare-and-set on the    *)
@@ -448,7 +449,7 @@ ShrinkIsr(l, f) ==
            /\ ctrlIsr' = s
            /\ AdvanceHW(l, log[l], s, followerLeo[l])
     /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState,
-                   ctrlLeader, ctrlEpoch, msgs, nextId, crashes>>
+                   ctrlLeader, ctrlEpoch, net, nextId, crashes>>
 
 ExpandIsr(l, f) ==
     /\ CurrentLeader(l)
@@ -460,7 +461,7 @@ ExpandIsr(l, f) ==
            /\ ctrlIsr' = s
            /\ AdvanceHW(l, log[l], s, followerLeo[l])
     /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState,
-                   ctrlLeader, ctrlEpoch, msgs, nextId, crashes>>
+                   ctrlLeader, ctrlEpoch, net, nextId, crashes>>
 
 -----------------------------------------------------------------------------
 (* Durability, crash and restart. *)
@@ -470,9 +471,11 @@ CheckpointHW(r) ==
     /\ role[r] \in {"Leader", "Follower"}
     /\ hwCheckpoint[r] # hw[r]
     /\ hwCheckpoint' = [hwCheckpoint EXCEPT ![r] = hw[r]]
-    /\ UNCHANGED <<log, epochCache, volatile, ctrl, msgs, ghost>>
+    /\ UNCHANGED <<log, epochCache, volatile, ctrl, net, ghost>>
 
-(* A crash loses all volatile state and every message to or from r.  With  *)
+(* A crash loses all volatile state and every message to or from r (its    *)
+(* own fetcher's slot, and any follower's request to it or response from  *)
+(* it, so that follower can retry).  With                                  *)
 (* UnflushedLoss it may also lose any unflushed tail: keep is the number of *)
 (* records that survive.  The controller sees the broker go offline.       *)
 Crash(r, keep) ==
@@ -487,53 +490,56 @@ Crash(r, keep) ==
     /\ isr' = [isr EXCEPT ![r] = {}]
     /\ followerLeo' = [followerLeo EXCEPT ![r] = NoViews]
     /\ fetchState' = [fetchState EXCEPT ![r] = "None"]
-    /\ msgs' = {m \in msgs : m.dst # r /\ (m.type = "LeaderAndIsr" \/ m.src # r)}
+    /\ controllerQueue' = [controllerQueue EXCEPT ![r] = <<>>]
+    /\ inflight' = [f \in Replicas |->
+                     IF f = r \/ (inflight[f].type # "None" /\ r \in {inflight[f].src, inflight[f].dst})
+                     THEN NoMsg ELSE inflight[f]]
     /\ crashes' = crashes + 1
     /\ UNCHANGED <<epochCache, hwCheckpoint, ctrl, nextId, acked, committed>>
 
-(* Restart: HW = min(checkpoint, LEO); the epoch cache is truncated to the  *)
-(* LEO; under HighWatermark the log is truncated to the HW.  The controller *)
-(* sends the current LeaderAndIsr, unless r was the leader: then the        *)
-(* partition needs an election first.                                       *)
+(* Restart: HW = min(checkpoint, LEO) and the epoch cache is truncated to  *)
+(* the LEO (log recovery).  No truncation to HW here, even under           *)
+(* HighWatermark: Kafka 0.10 truncated in makeFollowers, which the         *)
+(* restarted broker reaches through LeaderAndIsr.  The controller sends    *)
+(* the current LeaderAndIsr, unless r was the leader: then the partition   *)
+(* is offline and needs an election (a new epoch) first.                   *)
 Restart(r) ==
     /\ role[r] = "Offline"
-    /\ LET h == Min(hwCheckpoint[r], LEO(r))
-       IN  /\ hw' = [hw EXCEPT ![r] = h]
-           /\ IF Truncation = "HighWatermark"
-              THEN /\ log' = [log EXCEPT ![r] = SubSeq(log[r], 1, h)]
-                   /\ epochCache' = [epochCache EXCEPT ![r] = TruncateFromEnd(epochCache[r], h)]
-              ELSE /\ epochCache' = [epochCache EXCEPT ![r] = TruncateFromEnd(epochCache[r], LEO(r))]
-                   /\ UNCHANGED log
+    /\ hw' = [hw EXCEPT ![r] = Min(hwCheckpoint[r], LEO(r))]
+    /\ epochCache' = [epochCache EXCEPT ![r] = TruncateFromEnd(epochCache[r], LEO(r))]
     /\ role' = [role EXCEPT ![r] = "Starting"]
-    /\ msgs' = msgs \cup (IF ctrlLeader \notin {r, None}
-                          THEN {LeaderAndIsrMsg(r, ctrlLeader, ctrlEpoch, ctrlIsr)} ELSE {})
-    /\ UNCHANGED <<hwCheckpoint, leaderEpoch, leader, isr, followerLeo, fetchState, ctrl, ghost>>
+    /\ controllerQueue' = [controllerQueue EXCEPT ![r] =
+                             IF ctrlLeader \notin {r, None}
+                             THEN <<LeaderAndIsrMsg(ctrlLeader, ctrlEpoch, ctrlIsr)>> ELSE <<>>]
+    /\ UNCHANGED <<log, hwCheckpoint, leaderEpoch, leader, isr, followerLeo, fetchState, ctrl,
+                   inflight, ghost>>
 
-(* A lossy network may drop any message; any network drops a message to a *)
-(* broker that is down (the connection is refused).                        *)
-LoseMessage(m) ==
-    /\ m \in msgs
-    /\ LossyNetwork \/ ~Up(m.dst)
-    /\ msgs' = msgs \ {m}
-    /\ UNCHANGED <<durable, volatile, ctrl, ghost>>
+(* A lossy network may drop a fetcher's request or response (the fetcher   *)
+(* times out and retries).  Controller requests are never lost: the        *)
+(* controller's channel retries them until the broker dies.                 *)
+LoseMessage(f) ==
+    /\ LossyNetwork
+    /\ inflight[f].type # "None"
+    /\ inflight' = [inflight EXCEPT ![f] = NoMsg]
+    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, ghost>>
 
 -----------------------------------------------------------------------------
 Next ==
     \/ \E r \in Replicas : Elect(r)
-    \/ \E r \in Replicas, m \in msgs : HandleLeaderAndIsr(r, m)
+    \/ \E r \in Replicas : HandleLeaderAndIsr(r)
     \/ \E l \in Replicas : Produce(l)
     \/ \E f \in Replicas : SendOffsetsForLeaderEpoch(f)
-    \/ \E l \in Replicas, m \in msgs : HandleOffsetsForLeaderEpoch(l, m)
-    \/ \E f \in Replicas, m \in msgs : HandleOffsetsForLeaderEpochResponse(f, m)
+    \/ \E l, f \in Replicas : HandleOffsetsForLeaderEpoch(l, f)
+    \/ \E f \in Replicas : HandleOffsetsForLeaderEpochResponse(f)
     \/ \E f \in Replicas : SendFetch(f)
-    \/ \E l \in Replicas, m \in msgs : HandleFetch(l, m)
-    \/ \E f \in Replicas, m \in msgs : HandleFetchResponse(f, m)
+    \/ \E l, f \in Replicas : HandleFetch(l, f)
+    \/ \E f \in Replicas : HandleFetchResponse(f)
     \/ \E l, f \in Replicas : ShrinkIsr(l, f)
     \/ \E l, f \in Replicas : ExpandIsr(l, f)
     \/ \E r \in Replicas : CheckpointHW(r)
     \/ \E r \in Replicas, k \in Offsets : Crash(r, k)
     \/ \E r \in Replicas : Restart(r)
-    \/ \E m \in msgs : LoseMessage(m)
+    \/ \E f \in Replicas : LoseMessage(f)
 
 Spec == Init /\ [][Next]_vars
 
@@ -554,9 +560,16 @@ TypeOK ==
     /\ ctrlLeader \in Replicas \cup {None}
     /\ ctrlEpoch \in Epochs \cup {-1}
     /\ ctrlIsr \in SUBSET Replicas
-    /\ \A m \in msgs : m.type \in {"LeaderAndIsr", "OffsetsForLeaderEpoch",
-                                   "OffsetsForLeaderEpochResponse", "Fetch", "FetchResponse"}
-    /\ \A m \in msgs : m.type \in {"FetchResponse", "OffsetsForLeaderEpochResponse"} => m.error \in Errors
+    /\ \A r \in Replicas : \A i \in 1..Len(controllerQueue[r]) :
+           LET m == controllerQueue[r][i]
+           IN  m.type = "LeaderAndIsr" /\ m.leader \in Replicas /\ m.epoch \in Epochs /\ m.isr \subseteq Replicas
+    /\ \A f \in Replicas :
+           LET m == inflight[f]
+           IN  /\ m.type \in {"None", "OffsetsForLeaderEpoch", "OffsetsForLeaderEpochResponse",
+                              "Fetch", "FetchResponse"}
+               /\ m.type \in {"Fetch", "OffsetsForLeaderEpoch"} => m.src = f /\ m.dst \in Replicas
+               /\ m.type \in {"FetchResponse", "OffsetsForLeaderEpochResponse"} =>
+                      m.dst = f /\ m.src \in Replicas /\ m.error \in Errors
     /\ nextId \in 1..(MaxRecords + 1)
     /\ crashes \in 0..MaxCrashes
     /\ acked \subseteq [offset : Offsets, id : Ids]
