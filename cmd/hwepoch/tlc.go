@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hwepoch/hwepoch/internal/tlc"
+)
+
+func init() {
+	register("tlc", "run TLC on the spec's configurations and record logs and traces (needs TLA2TOOLS_JAR)", runTLC)
+}
+
+func runTLC(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tlc", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	specDir := fs.String("spec", "spec", "directory of Replication.tla, the .cfg files and manifest.json")
+	outDir := fs.String("out", filepath.Join("traces", "tlc"), "where logs, traces and runs.json are recorded")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "TLC worker threads")
+	timeout := fs.Duration("timeout", 30*time.Minute, "give up on one configuration after this long")
+	simulate := fs.Int("simulate", 0, "instead of checking, export this many random behaviours of -sim-config from TLC's simulation mode")
+	simConfig := fs.String("sim-config", "le-fenced-2", "configuration for -simulate")
+	depth := fs.Int("depth", 30, "length of each simulated behaviour (states)")
+	seed := fs.Int64("seed", 1, "seed of the first simulated behaviour; the i-th uses seed+i")
+	record := fs.Bool("record", true, "update runs.json with the results")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: hwepoch tlc [flags] [config ...]
+
+Runs TLC on every configuration in spec/manifest.json (or the ones named),
+compares each verdict with the manifest, and records under traces/tlc/ the
+TLC log, the counterexample or witness trace (-dumpTrace json and tla) and
+runs.json with TLC's version, the spec and config hashes, distinct states,
+states generated, depth, wall time and workers. Exit status 0 only when
+every verdict is the expected one.
+
+With -simulate N it instead exports N random behaviours of -sim-config
+(TLC's simulation mode) as traces/tlc/sim/<config>-seed<S>.json: traces in
+which no property is violated, for the refinement checker.
+
+TLA2TOOLS_JAR must name tla2tools.jar.
+
+flags:`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	jar, err := tlc.Jar()
+	if err != nil {
+		fmt.Fprintln(stderr, "hwepoch tlc:", err)
+		return 2
+	}
+	man, err := tlc.ReadManifest(filepath.Join(*specDir, "manifest.json"))
+	if err != nil {
+		fmt.Fprintln(stderr, "hwepoch tlc:", err)
+		return 2
+	}
+	runsPath := filepath.Join(*outDir, "runs.json")
+	runs, err := tlc.ReadRuns(runsPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "hwepoch tlc:", err)
+		return 2
+	}
+	specHash, err := tlc.FileSHA256(filepath.Join(*specDir, "Replication.tla"))
+	if err != nil {
+		fmt.Fprintln(stderr, "hwepoch tlc:", err)
+		return 2
+	}
+
+	type job struct {
+		name, config string
+		sim          *tlc.Simulation
+		out          string
+	}
+	var jobs []job
+	if *simulate > 0 {
+		if _, ok := man.Config(*simConfig); !ok {
+			fmt.Fprintf(stderr, "hwepoch tlc: -sim-config %q is not in the manifest\n", *simConfig)
+			return 2
+		}
+		for i := 0; i < *simulate; i++ {
+			s := *seed + int64(i)
+			name := fmt.Sprintf("%s-seed%d", *simConfig, s)
+			jobs = append(jobs, job{name: "sim/" + name, config: *simConfig,
+				sim: &tlc.Simulation{Depth: *depth, Seed: s}, out: filepath.Join(*outDir, "sim")})
+		}
+	} else {
+		names := fs.Args()
+		if len(names) == 0 {
+			for _, c := range man.Configs {
+				names = append(names, c.Name)
+			}
+		}
+		for _, n := range names {
+			if _, ok := man.Config(n); !ok {
+				fmt.Fprintf(stderr, "hwepoch tlc: configuration %q is not in %s/manifest.json\n", n, *specDir)
+				return 2
+			}
+			jobs = append(jobs, job{name: n, config: n, out: *outDir})
+		}
+	}
+
+	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "config\texpected\tTLC found\tdistinct\tgenerated\tdepth\ttrace\ttime\t")
+	failures := 0
+	for _, j := range jobs {
+		fmt.Fprintf(stderr, "hwepoch tlc: running %s ...\n", j.name)
+		mc, _ := man.Config(j.config)
+		run := tlc.Run{Jar: jar, SpecDir: *specDir, Module: "Replication", Config: j.config,
+			Workers: *workers, Simulate: j.sim, OutDir: j.out, OutName: filepath.Base(j.name),
+			Progress: stderr, Timeout: *timeout}
+		res, files, err := run.Execute(context.Background())
+		if err != nil {
+			fmt.Fprintf(stderr, "hwepoch tlc: %s: %v\n", j.name, err)
+			failures++
+			continue
+		}
+		expected := mc.Expect
+		if mc.Expect == "violated" {
+			expected += " " + mc.Property
+		}
+		ok := mc.Matches(res)
+		if j.sim != nil {
+			expected = "simulated"
+			ok = res.Verdict == "simulated"
+		}
+		found := res.Verdict
+		if res.Property != "" {
+			found += " " + res.Property
+		}
+		if res.Verdict == "error" {
+			found += ": " + res.Error
+		}
+		mark := ""
+		if !ok {
+			mark = "  <-- MISMATCH"
+			failures++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.0fs\t%s\n", j.name, expected, found,
+			res.DistinctStates, res.StatesGenerated, res.Depth, res.TraceLength, res.Seconds, mark)
+		if *record && res.Verdict != "error" {
+			cfgHash, _ := tlc.FileSHA256(filepath.Join(*specDir, j.config+".cfg"))
+			rec := tlc.RunRecord{Name: j.name, Mode: "bfs", Config: j.config, CfgSHA256: cfgHash,
+				SpecSHA256: specHash, TLCVersion: res.Version, Verdict: res.Verdict, Property: res.Property,
+				DistinctStates: res.DistinctStates, StatesGenerated: res.StatesGenerated, Depth: res.Depth,
+				Seconds: res.Seconds, Workers: res.Workers, Log: relTo(*outDir, j.out, files.Log),
+				TraceJSON: relTo(*outDir, j.out, files.TraceJSON), TraceTLA: relTo(*outDir, j.out, files.TraceTLA),
+				TraceLength: res.TraceLength}
+			if j.sim != nil {
+				rec.Mode = "simulate"
+				rec.Seed = j.sim.Seed
+			}
+			runs.Put(rec)
+			runs.TLCVersion = res.Version
+			runs.SpecSHA256 = specHash
+			if err := runs.Write(runsPath); err != nil {
+				fmt.Fprintln(stderr, "hwepoch tlc:", err)
+				return 1
+			}
+		}
+	}
+	tw.Flush()
+	if failures > 0 {
+		fmt.Fprintf(stdout, "\n%d of %d runs did not give the expected verdict\n", failures, len(jobs))
+		return 1
+	}
+	fmt.Fprintf(stdout, "\nall %d runs gave the expected verdict\n", len(jobs))
+	return 0
+}
+
+// relTo names a file in dir relative to base ("" stays "").
+func relTo(base, dir, file string) string {
+	if file == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(base, filepath.Join(dir, file))
+	if err != nil {
+		return file
+	}
+	return filepath.ToSlash(rel)
+}

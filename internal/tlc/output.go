@@ -1,0 +1,101 @@
+// Package tlc runs the TLC model checker on the spec and reads what it says.
+//
+// TLC is not in any package registry this project can reach, so nothing here
+// installs it: the caller names tla2tools.jar through TLA2TOOLS_JAR, and
+// MissingJarHelp tells a user how to get one.
+package tlc
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Result is what one TLC run reported, read from its console output.
+type Result struct {
+	Version         string  // "TLC2 Version 2026.11.30.075224 (rev: cc6b616)"
+	Verdict         string  // "holds", "violated" or "error"
+	Property        string  // the violated invariant or action property
+	Error           string  // TLC's error text when Verdict is "error"
+	DistinctStates  int64   // "M distinct states found"
+	StatesGenerated int64   // "N states generated"
+	Depth           int     // "The depth of the complete state graph search is D."
+	TraceLength     int     // states in the counterexample (0 when none)
+	Workers         int     // "with W workers"
+	Seconds         float64 // wall time, measured by the caller
+}
+
+var (
+	reVersion   = regexp.MustCompile(`^TLC2 Version .*$`)
+	reViolated  = regexp.MustCompile(`^Error: (?:Invariant|Action property) (\S+) is violated\.`)
+	reCounts    = regexp.MustCompile(`^([\d,]+) states generated, ([\d,]+) distinct states found`)
+	reDepth     = regexp.MustCompile(`^The depth of the complete state graph search is (\d+)\.`)
+	reState     = regexp.MustCompile(`^State (\d+):`)
+	reWorkers   = regexp.MustCompile(`with (\d+) workers? on`)
+	reCompleted = regexp.MustCompile(`^Model checking completed\. No error has been found\.`)
+	reError     = regexp.MustCompile(`^Error: (.*)$`)
+)
+
+// Parse reads TLC's console output. It never fails on odd lines: whatever
+// it cannot place is ignored, and a run that neither completed nor reported
+// a violation is a Verdict "error" carrying TLC's first error line.
+func Parse(r io.Reader) (Result, error) {
+	var res Result
+	completed := false
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case res.Version == "" && reVersion.MatchString(line):
+			res.Version = strings.TrimSpace(line)
+		case reViolated.MatchString(line):
+			if res.Property == "" {
+				res.Property = reViolated.FindStringSubmatch(line)[1]
+			}
+		case reCounts.MatchString(line):
+			m := reCounts.FindStringSubmatch(line)
+			res.StatesGenerated = atoi64(m[1])
+			res.DistinctStates = atoi64(m[2])
+		case reDepth.MatchString(line):
+			res.Depth = int(atoi64(reDepth.FindStringSubmatch(line)[1]))
+		case reState.MatchString(line):
+			n := int(atoi64(reState.FindStringSubmatch(line)[1]))
+			if n > res.TraceLength {
+				res.TraceLength = n
+			}
+		case reCompleted.MatchString(line):
+			completed = true
+		case reError.MatchString(line) && res.Error == "" && !strings.HasPrefix(line, "Error: The behavior up to this point is"):
+			res.Error = reError.FindStringSubmatch(line)[1]
+		}
+		if res.Workers == 0 && reWorkers.MatchString(line) {
+			res.Workers = int(atoi64(reWorkers.FindStringSubmatch(line)[1]))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return res, fmt.Errorf("reading TLC output: %w", err)
+	}
+	switch {
+	case res.Property != "":
+		res.Verdict = "violated"
+		res.Error = ""
+	case completed:
+		res.Verdict = "holds"
+		res.Error = ""
+	default:
+		res.Verdict = "error"
+		if res.Error == "" {
+			res.Error = "TLC neither completed nor reported a violation (killed, out of memory, or a timeout?)"
+		}
+	}
+	return res, nil
+}
+
+func atoi64(s string) int64 {
+	n, _ := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
+	return n
+}

@@ -1,0 +1,69 @@
+package tlc
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseCompleted(t *testing.T) {
+	out := `TLC2 Version 2026.11.30.075224 (rev: cc6b616)
+Running breadth-first search Model-Checking with fp 120 and seed 1 with 2 workers on 2 cores with 5358MB heap
+Model checking completed. No error has been found.
+4643805 states generated, 1095034 distinct states found, 0 states left on queue.
+The depth of the complete state graph search is 42.
+`
+	r, err := Parse(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != "holds" || r.DistinctStates != 1095034 || r.StatesGenerated != 4643805 || r.Depth != 42 || r.Workers != 2 {
+		t.Fatalf("got %+v", r)
+	}
+	if r.Version != "TLC2 Version 2026.11.30.075224 (rev: cc6b616)" {
+		t.Fatalf("version %q", r.Version)
+	}
+}
+
+func TestParseViolation(t *testing.T) {
+	out := `TLC2 Version x
+Error: Invariant NoAckedLoss is violated.
+Error: The behavior up to this point is:
+State 1: <Initial predicate>
+State 2: <Elect(r1) line 244>
+State 3: <Produce(r1) line 300>
+38,062 states generated, 14,446 distinct states found, 4556 states left on queue.
+The depth of the complete state graph search is 13.
+`
+	r, _ := Parse(strings.NewReader(out))
+	if r.Verdict != "violated" || r.Property != "NoAckedLoss" || r.TraceLength != 3 || r.DistinctStates != 14446 {
+		t.Fatalf("got %+v", r)
+	}
+	r, _ = Parse(strings.NewReader("Error: Action property NeverTruncates is violated.\n"))
+	if r.Verdict != "violated" || r.Property != "NeverTruncates" {
+		t.Fatalf("got %+v", r)
+	}
+}
+
+func TestParseError(t *testing.T) {
+	r, _ := Parse(strings.NewReader("TLC2 Version x\nError: TLC threw an unexpected exception.\n"))
+	if r.Verdict != "error" || !strings.Contains(r.Error, "unexpected exception") {
+		t.Fatalf("got %+v", r)
+	}
+	r, _ = Parse(strings.NewReader(""))
+	if r.Verdict != "error" || r.Error == "" {
+		t.Fatalf("an empty output must be an error with a reason, got %+v", r)
+	}
+}
+
+func TestManifestMatches(t *testing.T) {
+	c := ManifestConfig{Name: "x", Expect: "violated", Property: "NoAckedLoss"}
+	if !c.Matches(Result{Verdict: "violated", Property: "NoAckedLoss"}) {
+		t.Fatal("same property must match")
+	}
+	if c.Matches(Result{Verdict: "violated", Property: "NoDivergence"}) {
+		t.Fatal("a different violated property must not match")
+	}
+	if c.Matches(Result{Verdict: "holds"}) {
+		t.Fatal("holds must not match an expected violation")
+	}
+}

@@ -1,0 +1,67 @@
+// Package traces holds TLC's recorded runs on our spec (tlc/), named
+// scenarios (scenarios/) and shrunk regressions; this test keeps the
+// recorded TLC results honest.
+package traces
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hwepoch/hwepoch/internal/tlc"
+)
+
+// TestRecordedRunsAreCurrent fails when the spec or a configuration changed
+// after TLC's results were recorded, so that traces/tlc/ can never silently
+// describe a spec that no longer exists. Rerun `hwepoch tlc` to re-record.
+func TestRecordedRunsAreCurrent(t *testing.T) {
+	man, err := tlc.ReadManifest(filepath.Join("..", "spec", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := tlc.ReadRuns(filepath.Join("tlc", "runs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specHash, err := tlc.FileSHA256(filepath.Join("..", "spec", "Replication.tla"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range man.Configs {
+		r, ok := runs.Get(c.Name)
+		if !ok {
+			t.Errorf("%s: no recorded TLC run in traces/tlc/runs.json (run: hwepoch tlc %s)", c.Name, c.Name)
+			continue
+		}
+		if !c.Matches(tlc.Result{Verdict: r.Verdict, Property: r.Property}) {
+			t.Errorf("%s: recorded verdict %q %s, manifest expects %q %s", c.Name, r.Verdict, r.Property, c.Expect, c.Property)
+		}
+	}
+	for _, r := range runs.Runs {
+		if r.SpecSHA256 != specHash {
+			t.Errorf("%s: recorded for spec sha256 %.12s…, spec/Replication.tla is now %.12s…: the spec changed; rerun `hwepoch tlc %s`",
+				r.Name, r.SpecSHA256, specHash, r.Config)
+		}
+		cfgHash, err := tlc.FileSHA256(filepath.Join("..", "spec", r.Config+".cfg"))
+		if err != nil {
+			t.Errorf("%s: %v", r.Name, err)
+		} else if r.CfgSHA256 != cfgHash {
+			t.Errorf("%s: recorded for %s.cfg sha256 %.12s…, the file is now %.12s…: rerun `hwepoch tlc %s`",
+				r.Name, r.Config, r.CfgSHA256, cfgHash, r.Config)
+		}
+		for _, f := range []string{r.Log, r.TraceJSON, r.TraceTLA} {
+			if f == "" {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join("tlc", f)); err != nil {
+				t.Errorf("%s: recorded file missing: %v", r.Name, err)
+			}
+		}
+		if (r.Verdict == "violated" || r.Mode == "simulate") && r.TraceJSON == "" {
+			t.Errorf("%s: a %s run must have an exported JSON trace", r.Name, r.Verdict)
+		}
+		if r.Verdict == "holds" && (r.DistinctStates == 0 || r.Depth == 0) {
+			t.Errorf("%s: a run that holds must record distinct states and depth", r.Name)
+		}
+	}
+}
