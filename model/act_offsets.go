@@ -1,0 +1,58 @@
+package model
+
+// The truncation phase of the epoch policies: OffsetsForLeaderEpoch.
+
+// sendOffsetsForLeaderEpoch mirrors SendOffsetsForLeaderEpoch(f).
+func sendOffsetsForLeaderEpoch(cfg *Config, s *State, f int) (State, bool) {
+	if s.Role[f] != Follower || s.FetchState[f] != Truncating || s.Inflight[f].Type != MsgNone {
+		return State{}, false
+	}
+	t := *s
+	t.Inflight = with(s.Inflight, f, OffsetsReq(cfg.Replicas[f], s.Leader[f], LatestEpoch(s.EpochCache[f]), s.LeaderEpoch[f]))
+	return t, true
+}
+
+// handleOffsetsForLeaderEpoch mirrors HandleOffsetsForLeaderEpoch(l, f):
+// leader l answers f's request in f's slot.
+func handleOffsetsForLeaderEpoch(cfg *Config, s *State, l, f int) (State, bool) {
+	if !RequestAt(cfg, s, f, l, MsgOffsetsForLeaderEpoch) || !s.Up(l) {
+		return State{}, false
+	}
+	m := s.Inflight[f]
+	err := RequestError(cfg, s, l, m)
+	var ans EpochOffset
+	switch {
+	case err != ErrNone:
+		ans = EpochOffset{-1, -1}
+	case cfg.Truncation == Kip101:
+		ans = EpochOffset{-1, Kip101EndOffset(s.EpochCache[l], s.LEO(l), m.Epoch)}
+	default:
+		ans = EndOffsetFor(s.EpochCache[l], s.LEO(l), m.Epoch)
+	}
+	t := *s
+	t.Inflight = with(s.Inflight, f, OffsetsResp(cfg.Replicas[l], cfg.Replicas[f], err, ans.Epoch, ans.Offset, m.CurrentEpoch))
+	return t, true
+}
+
+// handleOffsetsForLeaderEpochResponse mirrors HandleOffsetsForLeaderEpochResponse(f):
+// the response is always consumed; it truncates only if f still expects it.
+func handleOffsetsForLeaderEpochResponse(cfg *Config, s *State, f int) (State, bool) {
+	m := s.Inflight[f]
+	if m.Type != MsgOffsetsForLeaderEpochResponse {
+		return State{}, false
+	}
+	t := *s
+	t.Inflight = with(s.Inflight, f, NoMsg)
+	if AcceptsResponse(s, f, m) && s.FetchState[f] == Truncating && m.Error == ErrNone {
+		tg := TruncationTarget(cfg, s, f, m)
+		t.Log = with(s.Log, f, TruncLog(s, f, tg.To))
+		t.EpochCache = with(s.EpochCache, f, TruncCache(s, f, tg.To))
+		t.Hw = with(s.Hw, f, TruncHW(s, f, tg.To))
+		fs := Truncating
+		if tg.Done {
+			fs = Fetching
+		}
+		t.FetchState = with(s.FetchState, f, fs)
+	}
+	return t, true
+}

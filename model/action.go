@@ -1,0 +1,100 @@
+package model
+
+import "fmt"
+
+// ActionKind names a TLA+ action of Next. The zero value is "no action" (the
+// initial state of a trace).
+type ActionKind uint8
+
+const (
+	NoAction ActionKind = iota
+	Elect
+	HandleLeaderAndIsr
+	Produce
+	SendOffsetsForLeaderEpoch
+	HandleOffsetsForLeaderEpoch
+	HandleOffsetsForLeaderEpochResponse
+	SendFetch
+	HandleFetch
+	HandleFetchResponse
+	ShrinkIsr
+	ExpandIsr
+	CheckpointHW
+	Crash
+	Restart
+	LoseMessage
+	numKinds
+)
+
+var kindNames = [...]string{"", "Elect", "HandleLeaderAndIsr", "Produce", "SendOffsetsForLeaderEpoch",
+	"HandleOffsetsForLeaderEpoch", "HandleOffsetsForLeaderEpochResponse", "SendFetch",
+	"HandleFetch", "HandleFetchResponse", "ShrinkIsr", "ExpandIsr", "CheckpointHW", "Crash",
+	"Restart", "LoseMessage"}
+
+// kindParams are each action operator's formal parameters, in order.
+var kindParams = [...][]string{nil, {"r"}, {"r"}, {"l"}, {"f"}, {"l", "f"}, {"f"}, {"f"},
+	{"l", "f"}, {"f"}, {"l", "f"}, {"l", "f"}, {"r"}, {"r", "keep"}, {"r"}, {"f"}}
+
+func (k ActionKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("ActionKind(%d)", uint8(k))
+}
+
+// Params are the formal parameters of the action's TLA+ operator.
+func (k ActionKind) Params() []string {
+	if int(k) < len(kindParams) {
+		return kindParams[k]
+	}
+	return nil
+}
+
+// ParseActionKind maps a TLA+ action name to its kind.
+func ParseActionKind(s string) (ActionKind, error) {
+	for i, n := range kindNames {
+		if i > 0 && n == s {
+			return ActionKind(i), nil
+		}
+	}
+	return NoAction, fmt.Errorf("unknown action %q", s)
+}
+
+// ActionKinds lists every action kind in the order of Next's disjuncts.
+func ActionKinds() []ActionKind {
+	ks := make([]ActionKind, 0, numKinds-1)
+	for k := Elect; k < numKinds; k++ {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+// Action is one step of Next: an action and a binding of its operator's
+// parameters. Fields a kind does not take stay zero.
+type Action struct {
+	Kind ActionKind
+	R    Replica // r
+	L    Replica // l
+	F    Replica // f
+	Keep int     // keep (Crash)
+}
+
+func (a Action) String() string {
+	switch len(a.Kind.Params()) {
+	case 0:
+		return "Init"
+	}
+	switch a.Kind {
+	case Elect, HandleLeaderAndIsr, CheckpointHW, Restart:
+		return fmt.Sprintf("%s(%s)", a.Kind, a.R)
+	case Produce:
+		return fmt.Sprintf("%s(%s)", a.Kind, a.L)
+	case SendOffsetsForLeaderEpoch, HandleOffsetsForLeaderEpochResponse, SendFetch, HandleFetchResponse, LoseMessage:
+		return fmt.Sprintf("%s(%s)", a.Kind, a.F)
+	case HandleOffsetsForLeaderEpoch, HandleFetch, ShrinkIsr, ExpandIsr:
+		return fmt.Sprintf("%s(%s,%s)", a.Kind, a.L, a.F)
+	case Crash:
+		return fmt.Sprintf("%s(%s,%d)", a.Kind, a.R, a.Keep)
+	}
+	return a.Kind.String()
+}

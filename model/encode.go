@@ -1,0 +1,387 @@
+package model
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+)
+
+// The canonical encoding of a State: every field in VarNames order, every
+// integer as a zigzag varint, every sequence and set with its length first,
+// every replica name with its length first, every message with its type
+// first and then exactly the fields of its type. It is injective: equal
+// States (in the TLA+ sense, State.Equal) encode to equal bytes and different
+// States to different bytes, so a hash of it is a fingerprint.
+
+// AppendEncoding appends s's canonical encoding to buf.
+func AppendEncoding(buf []byte, s *State) []byte {
+	e := encoder{buf}
+	e.len(len(s.Log))
+	for _, lg := range s.Log {
+		e.len(len(lg))
+		for _, r := range lg {
+			e.int(r.ID)
+			e.int(r.Epoch)
+		}
+	}
+	e.len(len(s.EpochCache))
+	for _, c := range s.EpochCache {
+		e.len(len(c))
+		for _, x := range c {
+			e.int(x.Epoch)
+			e.int(x.Start)
+		}
+	}
+	e.ints(s.HwCheckpoint)
+	e.len(len(s.Role))
+	for _, r := range s.Role {
+		e.b = append(e.b, byte(r))
+	}
+	e.ints(s.LeaderEpoch)
+	e.replicas(s.Leader)
+	e.ints(s.Hw)
+	e.len(len(s.Isr))
+	for _, set := range s.Isr {
+		e.replicas(set)
+	}
+	e.len(len(s.FollowerLeo))
+	for _, v := range s.FollowerLeo {
+		e.ints(v)
+	}
+	e.len(len(s.FetchState))
+	for _, f := range s.FetchState {
+		e.b = append(e.b, byte(f))
+	}
+	e.replica(s.CtrlLeader)
+	e.int(s.CtrlEpoch)
+	e.replicas(s.CtrlIsr)
+	e.len(len(s.ControllerQueue))
+	for _, q := range s.ControllerQueue {
+		e.len(len(q))
+		for _, m := range q {
+			e.msg(&m)
+		}
+	}
+	e.len(len(s.Inflight))
+	for i := range s.Inflight {
+		e.msg(&s.Inflight[i])
+	}
+	e.int(s.NextId)
+	e.int(s.Crashes)
+	e.offsetIDs(s.Acked)
+	e.offsetIDs(s.Committed)
+	return e.b
+}
+
+// Encode returns s's canonical encoding.
+func Encode(s State) []byte { return AppendEncoding(make([]byte, 0, 256), &s) }
+
+type encoder struct{ b []byte }
+
+func (e *encoder) len(n int) { e.b = binary.AppendUvarint(e.b, uint64(n)) }
+func (e *encoder) int(x int) { e.b = binary.AppendVarint(e.b, int64(x)) }
+
+func (e *encoder) ints(xs []int) {
+	e.len(len(xs))
+	for _, x := range xs {
+		e.int(x)
+	}
+}
+
+func (e *encoder) replica(r Replica) {
+	e.len(len(r))
+	e.b = append(e.b, r...)
+}
+
+func (e *encoder) replicas(rs []Replica) {
+	e.len(len(rs))
+	for _, r := range rs {
+		e.replica(r)
+	}
+}
+
+func (e *encoder) offsetIDs(xs []OffsetID) {
+	e.len(len(xs))
+	for _, x := range xs {
+		e.int(x.Offset)
+		e.int(x.ID)
+	}
+}
+
+// msg writes the type and then the fields of that type's record (MsgFields).
+func (e *encoder) msg(m *Msg) {
+	e.b = append(e.b, byte(m.Type))
+	switch m.Type {
+	case MsgLeaderAndIsr:
+		e.replica(m.Leader)
+		e.int(m.Epoch)
+		e.replicas(m.Isr)
+	case MsgOffsetsForLeaderEpoch:
+		e.replica(m.Src)
+		e.replica(m.Dst)
+		e.int(m.Epoch)
+		e.int(m.CurrentEpoch)
+	case MsgOffsetsForLeaderEpochResponse:
+		e.replica(m.Src)
+		e.replica(m.Dst)
+		e.b = append(e.b, byte(m.Error))
+		e.int(m.Epoch)
+		e.int(m.Offset)
+		e.int(m.CurrentEpoch)
+	case MsgFetch:
+		e.replica(m.Src)
+		e.replica(m.Dst)
+		e.int(m.Offset)
+		e.int(m.CurrentEpoch)
+	case MsgFetchResponse:
+		e.replica(m.Src)
+		e.replica(m.Dst)
+		e.b = append(e.b, byte(m.Error))
+		e.int(m.Offset)
+		e.len(len(m.Records))
+		for _, r := range m.Records {
+			e.int(r.ID)
+			e.int(r.Epoch)
+		}
+		e.int(m.Hw)
+		e.int(m.Leo)
+		e.int(m.CurrentEpoch)
+	}
+}
+
+// Fingerprint is a 64-bit hash of s's canonical encoding. Like TLC's
+// fingerprints, two distinct states collide with probability about 2^-64 per
+// pair; the explorer reports the resulting bound.
+func Fingerprint(s State) uint64 { return Hash64(Encode(s)) }
+
+// Hash64 is XXH64 with seed 0: fast on short inputs, well distributed, and
+// the same on every run (package model has no randomness).
+func Hash64(b []byte) uint64 {
+	const (
+		p1 = 11400714785074694791
+		p2 = 14029467366897019727
+		p3 = 1609587929392839161
+		p4 = 9650029242287828579
+		p5 = 2870177450012600261
+	)
+	round := func(acc, in uint64) uint64 {
+		acc += in * p2
+		acc = bits.RotateLeft64(acc, 31)
+		return acc * p1
+	}
+	merge := func(acc, v uint64) uint64 {
+		acc ^= round(0, v)
+		return acc*p1 + p4
+	}
+	n := len(b)
+	var h uint64
+	if n >= 32 {
+		var prime1, prime2 uint64 = p1, p2 // variables: the seed arithmetic wraps
+		v1, v2, v3, v4 := prime1+prime2, prime2, uint64(0), -prime1
+		for len(b) >= 32 {
+			v1 = round(v1, binary.LittleEndian.Uint64(b[0:]))
+			v2 = round(v2, binary.LittleEndian.Uint64(b[8:]))
+			v3 = round(v3, binary.LittleEndian.Uint64(b[16:]))
+			v4 = round(v4, binary.LittleEndian.Uint64(b[24:]))
+			b = b[32:]
+		}
+		h = bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
+		h = merge(h, v1)
+		h = merge(h, v2)
+		h = merge(h, v3)
+		h = merge(h, v4)
+	} else {
+		h = p5
+	}
+	h += uint64(n)
+	for ; len(b) >= 8; b = b[8:] {
+		h ^= round(0, binary.LittleEndian.Uint64(b))
+		h = bits.RotateLeft64(h, 27)*p1 + p4
+	}
+	if len(b) >= 4 {
+		h ^= uint64(binary.LittleEndian.Uint32(b)) * p1
+		h = bits.RotateLeft64(h, 23)*p2 + p3
+		b = b[4:]
+	}
+	for _, c := range b {
+		h ^= uint64(c) * p5
+		h = bits.RotateLeft64(h, 11) * p1
+	}
+	h ^= h >> 33
+	h *= p2
+	h ^= h >> 29
+	h *= p3
+	h ^= h >> 32
+	return h
+}
+
+// errShort is returned by Decode on truncated input.
+var errShort = errors.New("encoding ends early")
+
+// Decode is the inverse of Encode; it exists so the encoding's injectivity
+// is testable (Decode(Encode(s)) equals s) and so tools can store states compactly.
+func Decode(b []byte) (s State, err error) {
+	d := decoder{b: b}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("decoding state: %v", p)
+		}
+	}()
+	n := d.len()
+	s.Log = make([][]Record, n)
+	for i := range s.Log {
+		s.Log[i] = make([]Record, d.len())
+		for k := range s.Log[i] {
+			s.Log[i][k] = Record{ID: d.int(), Epoch: d.int()}
+		}
+	}
+	s.EpochCache = make([][]Entry, d.len())
+	for i := range s.EpochCache {
+		s.EpochCache[i] = make([]Entry, d.len())
+		for k := range s.EpochCache[i] {
+			s.EpochCache[i][k] = Entry{Epoch: d.int(), Start: d.int()}
+		}
+	}
+	s.HwCheckpoint = d.ints()
+	s.Role = make([]Role, d.len())
+	for i := range s.Role {
+		s.Role[i] = Role(d.byte())
+	}
+	s.LeaderEpoch = d.ints()
+	s.Leader = d.replicas()
+	s.Hw = d.ints()
+	s.Isr = make([][]Replica, d.len())
+	for i := range s.Isr {
+		s.Isr[i] = d.replicas()
+	}
+	s.FollowerLeo = make([][]int, d.len())
+	for i := range s.FollowerLeo {
+		s.FollowerLeo[i] = d.ints()
+	}
+	s.FetchState = make([]FetchState, d.len())
+	for i := range s.FetchState {
+		s.FetchState[i] = FetchState(d.byte())
+	}
+	s.CtrlLeader = d.replica()
+	s.CtrlEpoch = d.int()
+	s.CtrlIsr = d.replicas()
+	s.ControllerQueue = make([][]Msg, d.len())
+	for i := range s.ControllerQueue {
+		s.ControllerQueue[i] = make([]Msg, d.len())
+		for k := range s.ControllerQueue[i] {
+			s.ControllerQueue[i][k] = d.msg()
+		}
+	}
+	s.Inflight = make([]Msg, d.len())
+	for i := range s.Inflight {
+		s.Inflight[i] = d.msg()
+	}
+	s.NextId = d.int()
+	s.Crashes = d.int()
+	s.Acked = d.offsetIDs()
+	s.Committed = d.offsetIDs()
+	if len(d.b) != 0 {
+		return State{}, fmt.Errorf("decoding state: %d bytes left over", len(d.b))
+	}
+	return s, nil
+}
+
+type decoder struct{ b []byte }
+
+func (d *decoder) byte() byte {
+	if len(d.b) == 0 {
+		panic(errShort)
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) len() int {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 || v > uint64(len(d.b))+1<<16 {
+		panic(errShort)
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+func (d *decoder) int() int {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		panic(errShort)
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+func (d *decoder) ints() []int {
+	xs := make([]int, d.len())
+	for i := range xs {
+		xs[i] = d.int()
+	}
+	return xs
+}
+
+func (d *decoder) replica() Replica {
+	n := d.len()
+	if n > len(d.b) {
+		panic(errShort)
+	}
+	r := Replica(d.b[:n])
+	d.b = d.b[n:]
+	return r
+}
+
+func (d *decoder) replicas() []Replica {
+	n := d.len()
+	if n == 0 {
+		return nil
+	}
+	rs := make([]Replica, n)
+	for i := range rs {
+		rs[i] = d.replica()
+	}
+	return rs
+}
+
+func (d *decoder) offsetIDs() []OffsetID {
+	n := d.len()
+	if n == 0 {
+		return nil
+	}
+	xs := make([]OffsetID, n)
+	for i := range xs {
+		xs[i] = OffsetID{Offset: d.int(), ID: d.int()}
+	}
+	return xs
+}
+
+func (d *decoder) msg() Msg {
+	m := Msg{Type: MsgType(d.byte())}
+	switch m.Type {
+	case MsgNone:
+	case MsgLeaderAndIsr:
+		m.Leader, m.Epoch, m.Isr = d.replica(), d.int(), d.replicas()
+	case MsgOffsetsForLeaderEpoch:
+		m.Src, m.Dst, m.Epoch, m.CurrentEpoch = d.replica(), d.replica(), d.int(), d.int()
+	case MsgOffsetsForLeaderEpochResponse:
+		m.Src, m.Dst, m.Error = d.replica(), d.replica(), ErrorCode(d.byte())
+		m.Epoch, m.Offset, m.CurrentEpoch = d.int(), d.int(), d.int()
+	case MsgFetch:
+		m.Src, m.Dst, m.Offset, m.CurrentEpoch = d.replica(), d.replica(), d.int(), d.int()
+	case MsgFetchResponse:
+		m.Src, m.Dst, m.Error, m.Offset = d.replica(), d.replica(), ErrorCode(d.byte()), d.int()
+		if n := d.len(); n > 0 {
+			m.Records = make([]Record, n)
+			for i := range m.Records {
+				m.Records[i] = Record{ID: d.int(), Epoch: d.int()}
+			}
+		}
+		m.Hw, m.Leo, m.CurrentEpoch = d.int(), d.int(), d.int()
+	default:
+		panic(fmt.Sprintf("unknown message type %d", m.Type))
+	}
+	return m
+}

@@ -1,0 +1,338 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Each invariant mirrors the spec operator of the same name. Invariants that
+// index logs the spec would index out of range panic, as TLC would stop with
+// an evaluation error; the explorer reports it as one.
+
+// TypeOK mirrors TypeOK.
+func TypeOK(cfg *Config, s State) bool {
+	inR := func(x, lo, hi int) bool { return lo <= x && x <= hi }
+	isReplica := func(r Replica) bool { return cfg.Index(r) >= 0 }
+	subset := func(set []Replica) bool {
+		for _, r := range set {
+			if !isReplica(r) {
+				return false
+			}
+		}
+		return true
+	}
+	for r := range cfg.Replicas {
+		for _, x := range s.Log[r] {
+			if !inR(x.ID, 1, cfg.MaxRecords) || !inR(x.Epoch, 0, cfg.MaxEpoch) {
+				return false
+			}
+		}
+		for _, x := range s.EpochCache[r] {
+			if !inR(x.Epoch, 0, cfg.MaxEpoch) || !inR(x.Start, 0, cfg.MaxRecords) {
+				return false
+			}
+		}
+		if !inR(s.HwCheckpoint[r], 0, cfg.MaxRecords) || s.Role[r] > Follower ||
+			!inR(s.LeaderEpoch[r], -1, cfg.MaxEpoch) ||
+			(s.Leader[r] != None && !isReplica(s.Leader[r])) ||
+			!inR(s.Hw[r], 0, cfg.MaxRecords) || !subset(s.Isr[r]) || s.FetchState[r] > Fetching {
+			return false
+		}
+		for _, v := range s.FollowerLeo[r] {
+			if !inR(v, -1, cfg.MaxRecords) {
+				return false
+			}
+		}
+		for _, m := range s.ControllerQueue[r] {
+			if m.Type != MsgLeaderAndIsr || !isReplica(m.Leader) || !inR(m.Epoch, 0, cfg.MaxEpoch) || !subset(m.Isr) {
+				return false
+			}
+		}
+		m := s.Inflight[r]
+		switch m.Type {
+		case MsgNone, MsgLeaderAndIsr:
+			if m.Type == MsgLeaderAndIsr {
+				return false
+			}
+		case MsgFetch, MsgOffsetsForLeaderEpoch:
+			if m.Src != cfg.Replicas[r] || !isReplica(m.Dst) {
+				return false
+			}
+		case MsgFetchResponse, MsgOffsetsForLeaderEpochResponse:
+			if m.Dst != cfg.Replicas[r] || !isReplica(m.Src) || m.Error > ErrOffsetOutOfRange {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if (s.CtrlLeader != None && !isReplica(s.CtrlLeader)) || !inR(s.CtrlEpoch, -1, cfg.MaxEpoch) ||
+		!subset(s.CtrlIsr) || !inR(s.NextId, 1, cfg.MaxRecords+1) || !inR(s.Crashes, 0, cfg.MaxCrashes) {
+		return false
+	}
+	for _, set := range [][]OffsetID{s.Acked, s.Committed} {
+		for _, x := range set {
+			if !inR(x.Offset, 0, cfg.MaxRecords) || !inR(x.ID, 1, cfg.MaxRecords) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// HWBelowLEO mirrors HWBelowLEO: HW <= LEO on every live replica.
+func HWBelowLEO(cfg *Config, s State) bool {
+	for r := range cfg.Replicas {
+		if s.Up(r) && s.Hw[r] > s.LEO(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// LeaderInIsr mirrors LeaderInIsr.
+func LeaderInIsr(cfg *Config, s State) bool {
+	if s.CtrlLeader != None && !Contains(s.CtrlIsr, s.CtrlLeader) {
+		return false
+	}
+	for r, name := range cfg.Replicas {
+		if s.Role[r] == Leader && !Contains(s.Isr[r], name) {
+			return false
+		}
+	}
+	return true
+}
+
+// EpochCacheWellFormed mirrors EpochCacheWellFormed.
+func EpochCacheWellFormed(cfg *Config, s State) bool {
+	for r := range cfg.Replicas {
+		c := s.EpochCache[r]
+		for i := 0; i+1 < len(c); i++ {
+			if c[i].Epoch >= c[i+1].Epoch || c[i].Start >= c[i+1].Start {
+				return false
+			}
+		}
+		if s.Up(r) {
+			for _, x := range c {
+				if x.Start > s.LEO(r) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// EpochCacheMatchesLog mirrors EpochCacheMatchesLog: the entry covering
+// offset o (the greatest index with start <= o) names the epoch of the record at o.
+func EpochCacheMatchesLog(cfg *Config, s State) bool {
+	for r := range cfg.Replicas {
+		if !s.Up(r) {
+			continue
+		}
+		c := s.EpochCache[r]
+		for o := 0; o < s.LEO(r); o++ {
+			cover := -1
+			for i, x := range c {
+				if x.Start <= o {
+					cover = i
+				}
+			}
+			if cover == -1 || c[cover].Epoch != s.Log[r][o].Epoch {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// RecordIdentity mirrors RecordIdentity: (offset, epoch) names a record.
+func RecordIdentity(cfg *Config, s State) bool {
+	for r := range cfg.Replicas {
+		for q := range cfg.Replicas {
+			for o := 0; o < min(s.LEO(r), s.LEO(q)); o++ {
+				a, b := s.Log[r][o], s.Log[q][o]
+				if a.Epoch == b.Epoch && a != b {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// prefixesAgree is \A o \in 0..(Min(hw[r], hw[q]) - 1) : log[r][o + 1] = log[q][o + 1].
+func prefixesAgree(s *State, r, q int) bool {
+	for o := 0; o < min(s.Hw[r], s.Hw[q]); o++ {
+		if s.Log[r][o] != s.Log[q][o] {
+			return false
+		}
+	}
+	return true
+}
+
+// CommittedPrefixesAgree mirrors CommittedPrefixesAgree.
+func CommittedPrefixesAgree(cfg *Config, s State) bool {
+	for r := range cfg.Replicas {
+		for q := range cfg.Replicas {
+			if s.Up(r) && s.Up(q) && !prefixesAgree(&s, r, q) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Reconciled mirrors Reconciled(r): a leader, or a follower done truncating.
+func Reconciled(s *State, r int) bool {
+	return s.Role[r] == Leader || (s.Role[r] == Follower && s.FetchState[r] == Fetching)
+}
+
+// NoDivergence mirrors NoDivergence.
+func NoDivergence(cfg *Config, s State) bool {
+	for r := range cfg.Replicas {
+		for q := range cfg.Replicas {
+			if Reconciled(&s, r) && Reconciled(&s, q) && s.LeaderEpoch[r] == s.LeaderEpoch[q] &&
+				!prefixesAgree(&s, r, q) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// HasRecord mirrors HasRecord(r, x).
+func HasRecord(s *State, r int, x OffsetID) bool {
+	return s.LEO(r) > x.Offset && s.Log[r][x.Offset].ID == x.ID
+}
+
+func leaderHasAll(cfg *Config, s *State, set []OffsetID) bool {
+	if s.CtrlLeader == None {
+		return true
+	}
+	l := cfg.Index(s.CtrlLeader)
+	for _, x := range set {
+		if !HasRecord(s, l, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// NoAckedLoss mirrors NoAckedLoss.
+func NoAckedLoss(cfg *Config, s State) bool { return leaderHasAll(cfg, &s, s.Acked) }
+
+// NoVisibleLoss mirrors NoVisibleLoss.
+func NoVisibleLoss(cfg *Config, s State) bool { return leaderHasAll(cfg, &s, s.Committed) }
+
+// NeverLeaderChange mirrors NeverLeaderChange.
+func NeverLeaderChange(cfg *Config, s State) bool {
+	for r := range cfg.Replicas {
+		if s.Role[r] == Leader && s.LeaderEpoch[r] >= 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// NeverCommitted mirrors NeverCommitted.
+func NeverCommitted(cfg *Config, s State) bool { return len(s.Committed) == 0 }
+
+// NeverAcked mirrors NeverAcked.
+func NeverAcked(cfg *Config, s State) bool { return len(s.Acked) == 0 }
+
+// NeverEpochRoundTrip mirrors NeverEpochRoundTrip.
+func NeverEpochRoundTrip(cfg *Config, s State) bool {
+	for r := range cfg.Replicas {
+		if s.Role[r] == Follower && s.FetchState[r] == Fetching {
+			return false
+		}
+	}
+	return true
+}
+
+// NeverRecoveredFromCrash mirrors NeverRecoveredFromCrash.
+func NeverRecoveredFromCrash(cfg *Config, s State) bool {
+	if s.Crashes < 1 {
+		return true
+	}
+	for r := range cfg.Replicas {
+		if s.Role[r] != Leader && s.Role[r] != Follower {
+			return true
+		}
+	}
+	return false
+}
+
+// NoTruncation mirrors the action NoTruncation: no live replica's log gets shorter.
+func NoTruncation(cfg *Config, s, t State) bool {
+	for r := range cfg.Replicas {
+		if t.Role[r] != Offline && len(t.Log[r]) < len(s.Log[r]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Invariant is a state predicate of the spec.
+type Invariant func(cfg *Config, s State) bool
+
+// ActionProperty is a predicate on a step (s, s').
+type ActionProperty func(cfg *Config, s, t State) bool
+
+// Invariants maps the spec's invariant names to their Go twins.
+var Invariants = map[string]Invariant{
+	"TypeOK":                  TypeOK,
+	"HWBelowLEO":              HWBelowLEO,
+	"LeaderInIsr":             LeaderInIsr,
+	"EpochCacheWellFormed":    EpochCacheWellFormed,
+	"EpochCacheMatchesLog":    EpochCacheMatchesLog,
+	"RecordIdentity":          RecordIdentity,
+	"CommittedPrefixesAgree":  CommittedPrefixesAgree,
+	"NoDivergence":            NoDivergence,
+	"NoAckedLoss":             NoAckedLoss,
+	"NoVisibleLoss":           NoVisibleLoss,
+	"NeverLeaderChange":       NeverLeaderChange,
+	"NeverCommitted":          NeverCommitted,
+	"NeverAcked":              NeverAcked,
+	"NeverEpochRoundTrip":     NeverEpochRoundTrip,
+	"NeverRecoveredFromCrash": NeverRecoveredFromCrash,
+}
+
+// Properties maps the spec's temporal properties of the form [][A]_vars to
+// the action A they constrain. A stuttering step satisfies [][A]_vars
+// whatever A says, so checkers test A only on steps that change the state.
+var Properties = map[string]ActionProperty{
+	"NeverTruncates": NoTruncation,
+}
+
+// InvariantNames and PropertyNames list the known names, sorted.
+func InvariantNames() []string { return sortedKeys(Invariants) }
+
+// PropertyNames lists the known action properties, sorted.
+func PropertyNames() []string { return sortedKeys(Properties) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// CheckNames returns an error naming the first unknown invariant or property.
+func CheckNames(invariants, properties []string) error {
+	for _, n := range invariants {
+		if _, ok := Invariants[n]; !ok {
+			return fmt.Errorf("unknown invariant %q (known: %v)", n, InvariantNames())
+		}
+	}
+	for _, n := range properties {
+		if _, ok := Properties[n]; !ok {
+			return fmt.Errorf("unknown property %q (known: %v)", n, PropertyNames())
+		}
+	}
+	return nil
+}
+
