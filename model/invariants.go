@@ -335,4 +335,3 @@ func CheckNames(invariants, properties []string) error {
 	}
 	return nil
 }
-
