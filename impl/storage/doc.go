@@ -1,0 +1,20 @@
+// Package storage is the durable state of one partition replica in the
+// concurrent implementation: the log (Log, Kafka's UnifiedLog), its leader
+// epoch cache (LeaderEpochFileCache) and the checkpoint files
+// (leader-epoch-checkpoint, replication-offset-checkpoint) in Kafka's
+// CheckpointFile format. It also defines Policy, the truncation policy shared
+// by the leader's and the follower's side of OffsetsForLeaderEpoch.
+//
+// Vocabulary and semantics are those of spec/Replication.tla: offsets are
+// 0-based, the LEO is the next offset to write, Assign / TruncateFromEnd /
+// EndOffsetFor / Kip101EndOffset are the spec's operators, and
+// Log.TruncateTo is the spec's TruncLog + TruncCache.
+//
+// Bad input and bad files give errors, never panics: a corrupt segment is a
+// *CorruptError naming the file, byte offset and record; a bad checkpoint a
+// *CheckpointError naming the file and line.
+//
+// Log and LeaderEpochFileCache are safe for concurrent use (each method
+// holds the value's mutex; Log locks before its cache, never the reverse).
+// Nothing here starts a goroutine.
+package storage

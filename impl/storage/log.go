@@ -1,0 +1,252 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+var (
+	// ErrOffsetOutOfRange is a read outside [0, LEO] (Kafka's
+	// OFFSET_OUT_OF_RANGE).
+	ErrOffsetOutOfRange = errors.New("storage: offset out of range")
+	// ErrClosed is any use of a Log after Close or a simulated crash.
+	ErrClosed = errors.New("storage: log is closed")
+)
+
+// Options configure a Log.
+type Options struct {
+	// SegmentBytes is the size at which the active segment is rolled;
+	// 0 means DefaultSegmentBytes.
+	SegmentBytes int64
+	// Recover makes Open repair a torn or corrupt tail of the LAST segment
+	// by truncating it at the first bad record, as Kafka's log recovery after
+	// an unclean shutdown does, instead of failing. What was cut is reported
+	// by Log.Recovered. Damage in any earlier segment is always an error.
+	Recover bool
+}
+
+// Recovery describes the tail that Open cut off under Options.Recover.
+type Recovery struct {
+	Cause        *CorruptError // the first bad header or record
+	DroppedBytes int64         // bytes removed from Cause.File
+}
+
+// Log is one partition's log: Kafka's UnifiedLog reduced to what the spec
+// needs (log, epochCache; offsets are 0-based, the LEO exclusive). It owns
+// its directory: segment files and the leader-epoch-checkpoint.
+//
+// Durability is Kafka's: appends reach the files (the page cache) at once
+// but are only on stable storage after Flush; RecoveryPoint is the offset up
+// to which they are. CrashLoseUnflushed simulates a power loss.
+//
+// Safe for concurrent use: every method takes the log's lock (and, inside it,
+// the epoch cache's).
+type Log struct {
+	mu        sync.Mutex
+	dir       string
+	opts      Options
+	segs      []*segment // sorted by base offset, contiguous, never empty
+	cache     *LeaderEpochFileCache
+	flushed   int64 // recovery point: records [0, flushed) are fsynced
+	dirtyDir  bool  // a segment was created since the directory's last fsync
+	closed    bool
+	failed    error // sticky I/O error, see fail
+	recovered *Recovery
+}
+
+// Open opens (creating if needed) the log in dir, validating every segment.
+// As Kafka's LogLoader does, it then truncates the epoch cache to the LEO, so
+// entries written ahead of records that a crash lost are dropped.
+func Open(dir string, opts Options) (*Log, error) {
+	if opts.SegmentBytes == 0 {
+		opts.SegmentBytes = DefaultSegmentBytes
+	}
+	if opts.SegmentBytes < headerSize {
+		return nil, fmt.Errorf("storage: segment size %d is below the %d-byte header", opts.SegmentBytes, headerSize)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	l := &Log{dir: dir, opts: opts}
+	if err := l.load(); err != nil {
+		l.closeFiles()
+		return nil, err
+	}
+	cache, err := NewLeaderEpochFileCache(filepath.Join(dir, LeaderEpochCheckpointFilename))
+	if err != nil {
+		l.closeFiles()
+		return nil, err
+	}
+	l.cache = cache
+	if err := cache.TruncateFromEnd(l.leo()); err != nil {
+		l.closeFiles()
+		return nil, err
+	}
+	l.flushed = l.leo()
+	return l, nil
+}
+
+// load opens and validates the segment files.
+func (l *Log) load() error {
+	names, err := os.ReadDir(l.dir)
+	if err != nil {
+		return err
+	}
+	var bases []int64
+	for _, e := range names {
+		name := e.Name()
+		if filepath.Ext(name) != segmentSuffix {
+			continue
+		}
+		base, ok := parseSegmentName(name)
+		if !ok {
+			return fmt.Errorf("storage: unexpected file %s in log directory (segment files are named <20-digit base offset>.log)", filepath.Join(l.dir, name))
+		}
+		bases = append(bases, base)
+	}
+	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
+	if len(bases) == 0 {
+		s, err := createSegment(l.dir, 0)
+		if err != nil {
+			return err
+		}
+		l.segs = []*segment{s}
+		return l.flushLocked()
+	}
+	if bases[0] != 0 {
+		return fmt.Errorf("storage: first segment %s starts at offset %d, not 0", filepath.Join(l.dir, segmentName(bases[0])), bases[0])
+	}
+	for i, base := range bases {
+		last := i == len(bases)-1
+		s, err := l.loadSegment(base, last)
+		if err != nil {
+			return err
+		}
+		if i > 0 && base != l.segs[i-1].end() {
+			s.f.Close()
+			return fmt.Errorf("storage: segment %s starts at offset %d but the previous segment ends at offset %d",
+				s.path, base, l.segs[i-1].end())
+		}
+		l.segs = append(l.segs, s)
+	}
+	return nil
+}
+
+func (l *Log) loadSegment(base int64, last bool) (*segment, error) {
+	path := filepath.Join(l.dir, segmentName(base))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pos, end, cerr := scanSegment(path, base, data)
+	if cerr != nil && !(l.opts.Recover && last) {
+		return nil, cerr
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	s := &segment{base: base, path: path, f: f, pos: pos, size: end}
+	if cerr != nil {
+		if err := s.repair(cerr, int64(len(data))); err != nil {
+			f.Close()
+			return nil, err
+		}
+		l.recovered = &Recovery{Cause: cerr, DroppedBytes: int64(len(data)) - s.size}
+	}
+	return s, nil
+}
+
+// repair cuts a damaged segment back to its valid prefix and makes that
+// durable; a damaged header is rewritten (the segment then holds nothing).
+func (s *segment) repair(cause *CorruptError, fileSize int64) error {
+	if cause.Record < 0 {
+		if err := s.f.Truncate(0); err != nil {
+			return err
+		}
+		if _, err := s.f.WriteAt(encodeHeader(s.base), 0); err != nil {
+			return err
+		}
+		s.pos, s.size = nil, headerSize
+	} else if err := s.f.Truncate(s.size); err != nil {
+		return err
+	}
+	return s.f.Sync()
+}
+
+// Dir is the log's directory.
+func (l *Log) Dir() string { return l.dir }
+
+// EpochCache is the log's leader epoch cache. Change it through the Log
+// (appends, TruncateTo, AssignEpochStartOffset), which keeps it consistent
+// with the records; read it freely.
+func (l *Log) EpochCache() *LeaderEpochFileCache { return l.cache }
+
+// Recovered reports the tail Open cut off under Options.Recover, or nil.
+func (l *Log) Recovered() *Recovery {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.recovered
+}
+
+// LEO is the log end offset: the offset of the next record.
+func (l *Log) LEO() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.leo()
+}
+
+func (l *Log) leo() int64 { return l.segs[len(l.segs)-1].end() }
+
+// RecoveryPoint is the offset below which every record is fsynced (Kafka's
+// recoveryPoint): what survives CrashLoseUnflushed.
+func (l *Log) RecoveryPoint() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.flushed
+}
+
+// Read returns the records from offset from up to the LEO, at most max of
+// them (max <= 0: no limit). from == LEO gives none; outside [0, LEO] is
+// ErrOffsetOutOfRange.
+func (l *Log) Read(from int64, max int) ([]Record, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.usable(); err != nil {
+		return nil, err
+	}
+	return l.read(from, max)
+}
+
+func (l *Log) read(from int64, max int) ([]Record, error) {
+	if from < 0 || from > l.leo() {
+		return nil, fmt.Errorf("%w: offset %d, log end offset %d", ErrOffsetOutOfRange, from, l.leo())
+	}
+	var out []Record
+	for i := l.segmentFor(from); i < len(l.segs) && from < l.leo(); i++ {
+		want := 0
+		if max > 0 {
+			want = max - len(out)
+			if want == 0 {
+				break
+			}
+		}
+		recs, err := l.segs[i].read(from, want)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, recs...)
+		from = l.segs[i].end()
+	}
+	return out, nil
+}
+
+// segmentFor is the index of the segment holding offset o (the last segment
+// for o == LEO).
+func (l *Log) segmentFor(o int64) int {
+	return sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > o }) - 1
+}
