@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -29,6 +31,8 @@ func runTLC(args []string, stdout, stderr io.Writer) int {
 	depth := fs.Int("depth", 30, "length of each simulated behaviour (states)")
 	seed := fs.Int64("seed", 1, "seed of the first simulated behaviour; the i-th uses seed+i")
 	record := fs.Bool("record", true, "update runs.json with the results")
+	table := fs.Bool("table", false, "do not run TLC: rewrite docs/spec.md's verdict table from runs.json")
+	docPath := fs.String("doc", filepath.Join("docs", "spec.md"), "the document -table rewrites")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: hwepoch tlc [flags] [config ...]
 
@@ -54,11 +58,6 @@ flags:`)
 		}
 		return 2
 	}
-	jar, err := tlc.Jar()
-	if err != nil {
-		fmt.Fprintln(stderr, "hwepoch tlc:", err)
-		return 2
-	}
 	man, err := tlc.ReadManifest(filepath.Join(*specDir, "manifest.json"))
 	if err != nil {
 		fmt.Fprintln(stderr, "hwepoch tlc:", err)
@@ -66,6 +65,19 @@ flags:`)
 	}
 	runsPath := filepath.Join(*outDir, "runs.json")
 	runs, err := tlc.ReadRuns(runsPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "hwepoch tlc:", err)
+		return 2
+	}
+	if *table {
+		if err := rewriteTable(*docPath, tlc.VerdictTable(man, runs)); err != nil {
+			fmt.Fprintln(stderr, "hwepoch tlc:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "rewrote the verdict table in %s\n", *docPath)
+		return 0
+	}
+	jar, err := tlc.Jar()
 	if err != nil {
 		fmt.Fprintln(stderr, "hwepoch tlc:", err)
 		return 2
@@ -175,6 +187,22 @@ flags:`)
 	}
 	fmt.Fprintf(stdout, "\nall %d runs gave the expected verdict\n", len(jobs))
 	return 0
+}
+
+// rewriteTable replaces the text between the verdict-table markers of doc.
+func rewriteTable(doc, table string) error {
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i := strings.Index(s, tlc.TableBegin)
+	j := strings.Index(s, tlc.TableEnd)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s has no %q ... %q markers", doc, tlc.TableBegin, tlc.TableEnd)
+	}
+	s = s[:i+len(tlc.TableBegin)] + "\n" + table + s[j:]
+	return os.WriteFile(doc, []byte(s), 0o644)
 }
 
 // relTo names a file in dir relative to base ("" stays "").

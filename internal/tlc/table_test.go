@@ -1,0 +1,50 @@
+package tlc
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCommas(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1095034: "1,095,034"} {
+		if got := commas(n); got != want {
+			t.Errorf("commas(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestSpecDocTableIsCurrent keeps docs/spec.md's verdict table equal to what
+// the recorded runs say: rerun `hwepoch tlc -table` after recording.
+func TestSpecDocTableIsCurrent(t *testing.T) {
+	root := filepath.Join("..", "..")
+	man, err := ReadManifest(filepath.Join(root, "spec", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ReadRuns(filepath.Join(root, "traces", "tlc", "runs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "spec.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := between(string(doc), TableBegin, TableEnd)
+	if !ok {
+		t.Fatalf("docs/spec.md has no verdict table between %q and %q", TableBegin, TableEnd)
+	}
+	if want := VerdictTable(man, runs); strings.TrimSpace(got) != strings.TrimSpace(want) {
+		t.Errorf("docs/spec.md's verdict table is stale; regenerate it with `hwepoch tlc -table`.\nwant:\n%s", want)
+	}
+}
+
+func between(s, begin, end string) (string, bool) {
+	i := strings.Index(s, begin)
+	j := strings.Index(s, end)
+	if i < 0 || j < i {
+		return "", false
+	}
+	return s[i+len(begin) : j], true
+}
