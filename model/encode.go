@@ -79,8 +79,24 @@ func Encode(s State) []byte { return AppendEncoding(make([]byte, 0, 256), &s) }
 
 type encoder struct{ b []byte }
 
-func (e *encoder) len(n int) { e.b = binary.AppendUvarint(e.b, uint64(n)) }
-func (e *encoder) int(x int) { e.b = binary.AppendVarint(e.b, int64(x)) }
+// len and int are binary's (zigzag) varints with a fast path for the
+// one-byte values nearly all of a state's numbers are.
+func (e *encoder) len(n int) {
+	if uint(n) < 0x80 {
+		e.b = append(e.b, byte(n))
+		return
+	}
+	e.b = binary.AppendUvarint(e.b, uint64(n))
+}
+
+func (e *encoder) int(x int) {
+	zz := uint64(x<<1) ^ uint64(x>>63)
+	if zz < 0x80 {
+		e.b = append(e.b, byte(zz))
+		return
+	}
+	e.b = binary.AppendUvarint(e.b, zz)
+}
 
 func (e *encoder) ints(xs []int) {
 	e.len(len(xs))
@@ -219,8 +235,11 @@ func Hash64(b []byte) uint64 {
 // errShort is returned by Decode on truncated input.
 var errShort = errors.New("encoding ends early")
 
-// Decode is the inverse of Encode; it exists so the encoding's injectivity
-// is testable (Decode(Encode(s)) equals s) and so tools can store states compactly.
+// Decode is the inverse of Encode: Decode(Encode(s)) equals s. The explorer
+// keeps its frontier encoded (pointer-free, so the garbage collector has
+// nothing to scan) and decodes each state once, to expand it; so Decode
+// carves the state's slices out of a few shared arrays instead of allocating
+// each one.
 func Decode(b []byte) (s State, err error) {
 	d := decoder{b: b}
 	defer func() {
@@ -229,18 +248,26 @@ func Decode(b []byte) (s State, err error) {
 		}
 	}()
 	n := d.len()
+	if n > len(b) {
+		panic(errShort)
+	}
+	d.ints0 = make([]int, 0, 8*n+8)
+	d.recs0 = make([]Record, 0, 4*n+4)
 	s.Log = make([][]Record, n)
 	for i := range s.Log {
-		s.Log[i] = make([]Record, d.len())
-		for k := range s.Log[i] {
-			s.Log[i][k] = Record{ID: d.int(), Epoch: d.int()}
-		}
+		s.Log[i] = d.records()
 	}
 	s.EpochCache = make([][]Entry, d.len())
 	for i := range s.EpochCache {
-		s.EpochCache[i] = make([]Entry, d.len())
-		for k := range s.EpochCache[i] {
-			s.EpochCache[i][k] = Entry{Epoch: d.int(), Start: d.int()}
+		k := d.len()
+		if k > len(d.b) {
+			panic(errShort)
+		}
+		if k > 0 {
+			s.EpochCache[i] = make([]Entry, k)
+			for j := range k {
+				s.EpochCache[i][j] = Entry{Epoch: d.int(), Start: d.int()}
+			}
 		}
 	}
 	s.HwCheckpoint = d.ints()
@@ -268,9 +295,15 @@ func Decode(b []byte) (s State, err error) {
 	s.CtrlIsr = d.replicas()
 	s.ControllerQueue = make([][]Msg, d.len())
 	for i := range s.ControllerQueue {
-		s.ControllerQueue[i] = make([]Msg, d.len())
-		for k := range s.ControllerQueue[i] {
-			s.ControllerQueue[i][k] = d.msg()
+		k := d.len()
+		if k > len(d.b) {
+			panic(errShort)
+		}
+		if k > 0 {
+			s.ControllerQueue[i] = make([]Msg, k)
+			for j := range k {
+				s.ControllerQueue[i][j] = d.msg()
+			}
 		}
 	}
 	s.Inflight = make([]Msg, d.len())
@@ -287,7 +320,12 @@ func Decode(b []byte) (s State, err error) {
 	return s, nil
 }
 
-type decoder struct{ b []byte }
+type decoder struct {
+	b     []byte
+	ints0 []int     // arena the int slices are carved from
+	recs0 []Record  // arena the record slices are carved from
+	names []Replica // replica names seen so far
+}
 
 func (d *decoder) byte() byte {
 	if len(d.b) == 0 {
@@ -299,8 +337,17 @@ func (d *decoder) byte() byte {
 }
 
 func (d *decoder) len() int {
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		v := int(d.b[0])
+		if v > len(d.b) {
+			panic(errShort)
+		}
+		d.b = d.b[1:]
+		return v
+	}
 	v, n := binary.Uvarint(d.b)
-	if n <= 0 || v > uint64(len(d.b))+1<<16 {
+	if n <= 0 || v > uint64(len(d.b)) {
+		// every element takes at least one byte
 		panic(errShort)
 	}
 	d.b = d.b[n:]
@@ -308,6 +355,11 @@ func (d *decoder) len() int {
 }
 
 func (d *decoder) int() int {
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		zz := uint64(d.b[0])
+		d.b = d.b[1:]
+		return int(zz>>1) ^ -int(zz&1)
+	}
 	v, n := binary.Varint(d.b)
 	if n <= 0 {
 		panic(errShort)
@@ -316,21 +368,50 @@ func (d *decoder) int() int {
 	return int(v)
 }
 
+// ints carves a slice from the arena, capped so that appending to it copies.
 func (d *decoder) ints() []int {
-	xs := make([]int, d.len())
-	for i := range xs {
-		xs[i] = d.int()
+	k := d.len()
+	if cap(d.ints0)-len(d.ints0) < k {
+		d.ints0 = make([]int, 0, max(k, 16))
 	}
-	return xs
+	lo := len(d.ints0)
+	for range k {
+		d.ints0 = append(d.ints0, d.int())
+	}
+	return d.ints0[lo:len(d.ints0):len(d.ints0)]
 }
 
+func (d *decoder) records() []Record {
+	k := d.len()
+	if k == 0 {
+		return nil
+	}
+	if cap(d.recs0)-len(d.recs0) < k {
+		d.recs0 = make([]Record, 0, max(k, 8))
+	}
+	lo := len(d.recs0)
+	for range k {
+		d.recs0 = append(d.recs0, Record{ID: d.int(), Epoch: d.int()})
+	}
+	return d.recs0[lo:len(d.recs0):len(d.recs0)]
+}
+
+// replica interns the names it has seen in this state, so that decoding
+// does not allocate a string per replica reference.
 func (d *decoder) replica() Replica {
 	n := d.len()
 	if n > len(d.b) {
 		panic(errShort)
 	}
-	r := Replica(d.b[:n])
+	raw := d.b[:n]
 	d.b = d.b[n:]
+	for _, r := range d.names {
+		if string(r) == string(raw) {
+			return r
+		}
+	}
+	r := Replica(raw)
+	d.names = append(d.names, r)
 	return r
 }
 
@@ -373,12 +454,7 @@ func (d *decoder) msg() Msg {
 		m.Src, m.Dst, m.Offset, m.CurrentEpoch = d.replica(), d.replica(), d.int(), d.int()
 	case MsgFetchResponse:
 		m.Src, m.Dst, m.Error, m.Offset = d.replica(), d.replica(), ErrorCode(d.byte()), d.int()
-		if n := d.len(); n > 0 {
-			m.Records = make([]Record, n)
-			for i := range m.Records {
-				m.Records[i] = Record{ID: d.int(), Epoch: d.int()}
-			}
-		}
+		m.Records = d.records()
 		m.Hw, m.Leo, m.CurrentEpoch = d.int(), d.int(), d.int()
 	default:
 		panic(fmt.Sprintf("unknown message type %d", m.Type))

@@ -86,7 +86,13 @@ func makeAction(cfg *Config, k ActionKind, i, j, keep int) Action {
 // A binding whose successor equals s is still yielded (TLC counts it as
 // generated). yield returns false to stop. An evaluation failure is returned
 // as an *EvalError.
-func Next(cfg *Config, s State, yield func(Action, State) bool) (err error) {
+func Next(cfg *Config, s State, yield func(Action, State) bool) error {
+	return NextPtr(cfg, &s, func(a Action, t *State) bool { return yield(a, *t) })
+}
+
+// NextPtr is Next for hot loops: it passes states by pointer (a State is a
+// few hundred bytes). yield must not keep t past its return, nor modify it.
+func NextPtr(cfg *Config, s *State, yield func(Action, *State) bool) (err error) {
 	var cur Action
 	var ci, cj, ck int
 	var kind ActionKind
@@ -97,13 +103,17 @@ func Next(cfg *Config, s State, yield func(Action, State) bool) (err error) {
 		}
 	}()
 	n := cfg.N()
+	// One successor variable for the whole call: &t escapes into yield, and
+	// a State per successor on the heap would dominate the explorer's cost.
+	var t State
+	var ok bool
 	for kind = Elect; kind < numKinds; kind++ {
 		switch {
 		case twoParams(kind):
 			for ci = range n {
 				for cj = range n {
-					if t, ok := step(cfg, &s, kind, ci, cj, 0); ok {
-						if !yield(makeAction(cfg, kind, ci, cj, 0), t) {
+					if t, ok = step(cfg, s, kind, ci, cj, 0); ok {
+						if !yield(makeAction(cfg, kind, ci, cj, 0), &t) {
 							return nil
 						}
 					}
@@ -112,8 +122,8 @@ func Next(cfg *Config, s State, yield func(Action, State) bool) (err error) {
 		case kind == Crash:
 			for ci = range n {
 				for ck = 0; ck <= cfg.MaxRecords; ck++ {
-					if t, ok := step(cfg, &s, kind, ci, 0, ck); ok {
-						if !yield(makeAction(cfg, kind, ci, 0, ck), t) {
+					if t, ok = step(cfg, s, kind, ci, 0, ck); ok {
+						if !yield(makeAction(cfg, kind, ci, 0, ck), &t) {
 							return nil
 						}
 					}
@@ -122,8 +132,8 @@ func Next(cfg *Config, s State, yield func(Action, State) bool) (err error) {
 			}
 		default:
 			for ci = range n {
-				if t, ok := step(cfg, &s, kind, ci, 0, 0); ok {
-					if !yield(makeAction(cfg, kind, ci, 0, 0), t) {
+				if t, ok = step(cfg, s, kind, ci, 0, 0); ok {
+					if !yield(makeAction(cfg, kind, ci, 0, 0), &t) {
 						return nil
 					}
 				}

@@ -1,0 +1,351 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hwepoch/hwepoch/model"
+)
+
+// chunkSize is how many frontier states one worker claims at a time; chunks
+// are the unit of deterministic ordering.
+const chunkSize = 256
+
+// node is a frontier state, encoded (model.AppendEncoding), and its number
+// in BFS order. Frontier states are kept encoded: a few hundred bytes each
+// instead of dozens of small objects, and nothing for the GC to scan.
+type node struct {
+	enc []byte
+	idx uint32
+}
+
+// cand is a successor not seen before this level; its encoding is
+// arena[off:off+n] of its chunk.
+type cand struct {
+	fp     uint64
+	off, n uint32
+	parent uint32
+	act    packed
+	win    bool // first of its fingerprint in BFS order: becomes a new state
+}
+
+// chunkOut is what expanding one chunk of the frontier produced.
+type chunkOut struct {
+	arena     []byte
+	cands     []cand
+	generated int64
+	// the first violations in the chunk, in frontier order
+	inv     *found
+	act     *found
+	evalErr error
+}
+
+type found struct {
+	pos      int // position in the frontier, for ordering
+	property string
+	idx      uint32 // the violating state (invariant) or the step's source (action)
+	step     packed // the violating step (action properties)
+}
+
+type checker struct {
+	cfg   *model.Config
+	invs  []namedInv
+	props []namedProp
+}
+
+type namedInv struct {
+	name string
+	f    model.Invariant
+}
+
+type namedProp struct {
+	name string
+	f    model.ActionProperty
+}
+
+func newChecker(cfg *model.Config, opts *Options) (*checker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := model.CheckNames(opts.Invariants, opts.Properties); err != nil {
+		return nil, err
+	}
+	c := &checker{cfg: cfg}
+	for _, n := range opts.Invariants {
+		c.invs = append(c.invs, namedInv{n, model.Invariants[n]})
+	}
+	for _, n := range opts.Properties {
+		c.props = append(c.props, namedProp{n, model.Properties[n]})
+	}
+	return c, nil
+}
+
+// badInvariant returns the first configured invariant s violates, in the
+// configuration's order (TLC's order), or "". A panic while evaluating one is
+// returned as an error, as TLC would stop with one.
+func (c *checker) badInvariant(s model.State) (name string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("evaluating invariant %s: %v", name, p)
+		}
+	}()
+	for _, inv := range c.invs {
+		name = inv.name
+		if !inv.f(c.cfg, s) {
+			return name, nil
+		}
+	}
+	return "", nil
+}
+
+func (c *checker) badProperty(s, t model.State) (name string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("evaluating property %s: %v", name, p)
+		}
+	}()
+	for _, p := range c.props {
+		name = p.name
+		if !p.f(c.cfg, s, t) && !s.Equal(t) { // [][A]_vars: stuttering is allowed
+			return name, nil
+		}
+	}
+	return "", nil
+}
+
+// Run explores cfg's state graph breadth first.
+func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) {
+	c, err := newChecker(cfg, &opts)
+	if err != nil {
+		return nil, err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	start := time.Now()
+	// The search's long-lived data is pointer-free (encoded states,
+	// fingerprints), so a collection finds little to do; collecting less
+	// often costs some memory and saves much time.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	res := &Result{}
+	seen := newFPSet()
+	var parents []uint32 // parents[i]: the state state i was first reached from
+	var acts []packed    // acts[i]: the action that reached it
+	buf := make([]byte, 0, 512)
+
+	init := model.Init(cfg)
+	buf = model.AppendEncoding(buf, &init)
+	seen.add(model.Hash64(buf))
+	parents = append(parents, 0)
+	acts = append(acts, 0)
+	frontier := []node{{enc: buf, idx: 0}}
+	res.Generated = 1
+	res.Distinct = 1
+
+	var prog progress
+	prog.distinct.Store(1)
+	prog.generated.Store(1)
+	prog.queue.Store(1)
+	stopProgress := prog.start(opts.Progress, opts.ProgressEvery, start)
+	defer stopProgress()
+
+	for len(frontier) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res.Depth++
+		prog.depth.Store(int64(res.Depth))
+		if opts.MaxDepth > 0 && res.Depth > opts.MaxDepth {
+			res.Depth--
+			res.Queue = len(frontier)
+			break
+		}
+		expand := opts.MaxDepth == 0 || res.Depth < opts.MaxDepth
+		outs := c.expandLevel(frontier, seen, workers, expand, &prog)
+
+		// Violations: an invariant broken by a state of this level comes
+		// before an action property broken by a step out of this level, as in
+		// TLC, which checks a state's invariants when it first generates it.
+		var inv, act *found
+		for i := range outs {
+			o := &outs[i]
+			if o.evalErr != nil {
+				return nil, o.evalErr
+			}
+			if inv == nil && o.inv != nil {
+				inv = o.inv
+			}
+			if act == nil && o.act != nil {
+				act = o.act
+			}
+			res.Generated += o.generated
+		}
+		if inv != nil || act != nil {
+			v := &Violation{}
+			if inv != nil {
+				v.Property = inv.property
+				v.Trace, err = rebuild(cfg, parents, acts, inv.idx, 0, opts.ConfigName)
+			} else {
+				v.Property, v.Action = act.property, true
+				v.Trace, err = rebuild(cfg, parents, acts, act.idx, act.step, opts.ConfigName)
+			}
+			if err != nil {
+				return nil, err
+			}
+			res.Violation = v
+			res.Queue = len(frontier)
+			break
+		}
+
+		dedup(outs, seen, workers)
+
+		// Number the new states in BFS order.
+		next := make([]node, 0, len(frontier))
+		for i := range outs {
+			for k := range outs[i].cands {
+				cd := &outs[i].cands[k]
+				if !cd.win {
+					continue
+				}
+				idx := uint32(len(parents))
+				parents = append(parents, cd.parent)
+				acts = append(acts, cd.act)
+				next = append(next, node{enc: outs[i].arena[cd.off : cd.off+cd.n : cd.off+cd.n], idx: idx})
+			}
+			outs[i].cands = nil
+		}
+		if len(parents) >= 1<<32-1 {
+			return nil, fmt.Errorf("more than 2^32 states: the explorer numbers states with 32 bits")
+		}
+		res.Distinct += int64(len(next))
+		prog.distinct.Store(res.Distinct)
+		prog.generated.Store(res.Generated)
+		prog.queue.Store(int64(len(next)))
+		frontier = next
+	}
+	res.Complete = res.Violation == nil && len(frontier) == 0
+	res.Duration = time.Since(start)
+	res.MemBytes = int64(seen.bytes() + 4*cap(parents) + 4*cap(acts))
+	n := float64(res.Distinct)
+	res.CollisionProb = n * n / (1 << 65)
+	return res, nil
+}
+
+// expandLevel checks and expands every frontier state, in parallel by chunks.
+func (c *checker) expandLevel(frontier []node, seen *fpSet, workers int, expand bool, prog *progress) []chunkOut {
+	nchunks := (len(frontier) + chunkSize - 1) / chunkSize
+	outs := make([]chunkOut, nchunks)
+	var nextChunk atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, nchunks) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 0, 512)
+			for {
+				ci := int(nextChunk.Add(1) - 1)
+				if ci >= nchunks {
+					return
+				}
+				lo := ci * chunkSize
+				hi := min(lo+chunkSize, len(frontier))
+				buf = c.expandChunk(frontier, lo, hi, seen, expand, &outs[ci], buf)
+				prog.generated.Add(outs[ci].generated)
+			}
+		}()
+	}
+	wg.Wait()
+	return outs
+}
+
+func (c *checker) expandChunk(frontier []node, lo, hi int, seen *fpSet, expand bool, out *chunkOut, buf []byte) []byte {
+	// Sized for a typical chunk, so that appends rarely copy.
+	out.arena = make([]byte, 0, (hi-lo)*3/2*(len(frontier[lo].enc)+16))
+	out.cands = make([]cand, 0, (hi-lo)*3/2)
+	for pos := lo; pos < hi; pos++ {
+		nd := &frontier[pos]
+		s, err := model.Decode(nd.enc)
+		if err != nil {
+			out.evalErr = fmt.Errorf("state %d: %w", nd.idx, err)
+			return buf
+		}
+		name, err := c.badInvariant(s)
+		if err != nil {
+			out.evalErr = err
+			return buf
+		}
+		if name != "" {
+			if out.inv == nil {
+				out.inv = &found{pos: pos, property: name, idx: nd.idx}
+			}
+			continue
+		}
+		if !expand || out.inv != nil {
+			continue // a violation in this chunk already ends the search
+		}
+		var stepErr error
+		err = model.NextPtr(c.cfg, &s, func(a model.Action, t *model.State) bool {
+			out.generated++
+			if len(c.props) > 0 && out.act == nil {
+				name, err := c.badProperty(s, *t)
+				if err != nil {
+					stepErr = err
+					return false
+				}
+				if name != "" {
+					out.act = &found{pos: pos, property: name, idx: nd.idx, step: pack(c.cfg, a)}
+				}
+			}
+			off := len(out.arena)
+			out.arena = model.AppendEncoding(out.arena, t)
+			fp := model.Hash64(out.arena[off:])
+			if seen.contains(fp) {
+				out.arena = out.arena[:off]
+			} else {
+				out.cands = append(out.cands, cand{fp: fp, off: uint32(off), n: uint32(len(out.arena) - off),
+					parent: nd.idx, act: pack(c.cfg, a)})
+			}
+			return true
+		})
+		if err == nil {
+			err = stepErr
+		}
+		if err != nil {
+			out.evalErr = fmt.Errorf("expanding state %d: %w", nd.idx, err)
+			return buf
+		}
+	}
+	return buf
+}
+
+// dedup inserts the level's candidates into seen and marks, for each new
+// fingerprint, its first candidate in BFS order as the winner. Worker w owns
+// the shards congruent to w, so inserts need no locks, and every worker
+// walks the candidates in the same order, so the winner is deterministic.
+func dedup(outs []chunkOut, seen *fpSet, workers int) {
+	nshards := len(seen.shards)
+	workers = min(workers, nshards)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range outs {
+				cs := outs[i].cands
+				for k := range cs {
+					if seen.shardOf(norm(cs[k].fp))%workers != w {
+						continue
+					}
+					cs[k].win = seen.add(cs[k].fp)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

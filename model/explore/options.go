@@ -1,0 +1,69 @@
+package explore
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hwepoch/hwepoch/trace"
+)
+
+// Options configure a search.
+type Options struct {
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Invariants and Properties name the spec's invariants and action
+	// properties ([][A]_vars) to check; see model.Invariants and model.Properties.
+	Invariants []string
+	Properties []string
+	// ConfigName labels the traces the search returns.
+	ConfigName string
+	// Progress, when set, receives a progress line about every
+	// ProgressEvery (default 2s) once the search has run that long.
+	Progress      io.Writer
+	ProgressEvery time.Duration
+	// MaxDepth stops the search after that many BFS levels (0: no limit).
+	// TLC has no such bound; it is for tests and quick looks.
+	MaxDepth int
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	Distinct  int64         // distinct states found (TLC: "distinct states found")
+	Generated int64         // states generated (TLC: "states generated")
+	Depth     int           // levels of the BFS, the initial state being level 1 (TLC's "depth")
+	Queue     int           // states left unexplored when the search stopped
+	Duration  time.Duration // wall time
+	Complete  bool          // the whole state graph was searched (no violation, no depth limit)
+	// Violation is the first violation found, nil if none.
+	Violation *Violation
+	// MemBytes is the memory the search's own structures held at the end
+	// (fingerprints, parent pointers, frontier states are not counted).
+	MemBytes int64
+	// CollisionProb is the optimistic probability that two distinct states
+	// shared a fingerprint, n^2 / 2^65, as TLC reports it.
+	CollisionProb float64
+}
+
+// Violation is a property that failed, with the shortest trace that shows it.
+type Violation struct {
+	Property string // the invariant's or action property's name
+	Action   bool   // an action property, violated by the last step
+	Trace    trace.Trace
+}
+
+func (v *Violation) String() string {
+	kind := "invariant"
+	if v.Action {
+		kind = "action property"
+	}
+	return fmt.Sprintf("%s %s is violated (trace of %d states)", kind, v.Property, v.Trace.Len())
+}
+
+// StatesPerSecond is Distinct / Duration.
+func (r *Result) StatesPerSecond() float64 {
+	if r.Duration <= 0 {
+		return 0
+	}
+	return float64(r.Distinct) / r.Duration.Seconds()
+}

@@ -1,0 +1,118 @@
+package tlccfg
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hwepoch/hwepoch/model"
+)
+
+// Check is what a .cfg asks of a model checker: the constants as a
+// model.Config and the invariants and properties to check.
+type Check struct {
+	Name       string // the .cfg's base name
+	Config     model.Config
+	Invariants []string
+	Properties []string
+}
+
+// specConstants are the spec's CONSTANTS, each with the kind of value it takes.
+var specConstants = []struct {
+	name string
+	kind ValueKind
+}{
+	{"Replicas", Set}, {"None", ModelValue}, {"Truncation", String}, {"Fencing", Bool},
+	{"Acks", String}, {"MinInsyncReplicas", Int}, {"MinIsrGatesHW", Bool},
+	{"UncleanLeaderElectionEnable", Bool}, {"UnflushedLoss", Bool}, {"LossyNetwork", Bool},
+	{"MaxRecords", Int}, {"MaxEpoch", Int}, {"MaxCrashes", Int},
+}
+
+var kindNames = map[ValueKind]string{ModelValue: "a model value", Int: "an integer", String: "a string", Bool: "TRUE or FALSE", Set: "a set"}
+
+// ToCheck maps a parsed .cfg onto the spec's constants and properties. It
+// checks what TLC and the spec's ASSUMEs would: every constant assigned, with
+// a value of the right kind; no unknown constant, invariant or property.
+func (f *File) ToCheck() (*Check, error) {
+	at := func(line int, tok, format string, args ...any) error {
+		return &ParseError{File: f.Path, Line: line, Token: tok, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case f.Specification != "" && f.Specification != "Spec":
+		return nil, at(1, f.Specification, "SPECIFICATION must be Spec (Init /\\ [][Next]_vars)")
+	case f.Specification == "" && (f.Init != "Init" || f.Next != "Next"):
+		return nil, at(1, "", "give SPECIFICATION Spec, or INIT Init and NEXT Next")
+	}
+	if len(f.Constraints) > 0 {
+		return nil, at(1, f.Constraints[0], "CONSTRAINT is not supported: the spec bounds its state space with MaxRecords, MaxEpoch and MaxCrashes")
+	}
+	known := map[string]ValueKind{}
+	for _, c := range specConstants {
+		known[c.name] = c.kind
+	}
+	vals := map[string]Value{}
+	for _, c := range f.Constants {
+		k, ok := known[c.Name]
+		if !ok {
+			return nil, at(c.Line, c.Name, "the spec declares no constant %s", c.Name)
+		}
+		if c.Value.Kind != k {
+			return nil, at(c.Line, c.Value.String(), "%s must be %s", c.Name, kindNames[k])
+		}
+		vals[c.Name] = c.Value
+	}
+	for _, c := range specConstants {
+		if _, ok := vals[c.name]; !ok {
+			return nil, at(1, "", "constant %s is not assigned", c.name)
+		}
+	}
+	none := vals["None"]
+	if none.Name != string(model.None) {
+		return nil, at(none.Line, none.Name, "None must be the model value None (None = None)")
+	}
+	var cfg model.Config
+	for _, e := range vals["Replicas"].Elems {
+		if e.Kind != ModelValue {
+			return nil, at(e.Line, e.String(), "Replicas must be a set of model values")
+		}
+		if e.Name == none.Name {
+			return nil, at(e.Line, e.Name, "ASSUME None \\notin Replicas")
+		}
+		cfg.Replicas = append(cfg.Replicas, model.Replica(e.Name))
+	}
+	slices.Sort(cfg.Replicas)
+	cfg.Replicas = slices.Compact(cfg.Replicas) // a set: {r1, r1} is {r1}
+	cfg.Truncation = vals["Truncation"].Str
+	cfg.Fencing = vals["Fencing"].Bool
+	cfg.Acks = vals["Acks"].Str
+	cfg.MinInsyncReplicas = vals["MinInsyncReplicas"].Int
+	cfg.MinIsrGatesHW = vals["MinIsrGatesHW"].Bool
+	cfg.UncleanLeaderElectionEnable = vals["UncleanLeaderElectionEnable"].Bool
+	cfg.UnflushedLoss = vals["UnflushedLoss"].Bool
+	cfg.LossyNetwork = vals["LossyNetwork"].Bool
+	cfg.MaxRecords = vals["MaxRecords"].Int
+	cfg.MaxEpoch = vals["MaxEpoch"].Int
+	cfg.MaxCrashes = vals["MaxCrashes"].Int
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: ASSUME violated: %w", f.Path, err)
+	}
+	for _, n := range f.Invariants {
+		if _, ok := model.Invariants[n]; !ok {
+			return nil, at(1, n, "unknown invariant %s (the spec's invariants: %v)", n, model.InvariantNames())
+		}
+	}
+	for _, n := range f.Properties {
+		if _, ok := model.Properties[n]; !ok {
+			return nil, at(1, n, "unknown property %s (the spec's action properties: %v)", n, model.PropertyNames())
+		}
+	}
+	return &Check{Name: Base(f.Path), Config: cfg, Invariants: f.Invariants, Properties: f.Properties}, nil
+}
+
+// LoadCheck parses path and maps it with ToCheck.
+func LoadCheck(path string) (*Check, error) {
+	f, err := ParseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return f.ToCheck()
+}

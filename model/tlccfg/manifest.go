@@ -1,0 +1,89 @@
+package tlccfg
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Manifest is spec/manifest.json: every configuration and the verdict it must give.
+type Manifest struct {
+	Spec    string  `json:"spec"`
+	About   string  `json:"about"`
+	Configs []Entry `json:"configs"`
+	Dir     string  `json:"-"` // the directory it was read from
+}
+
+// Entry is one configuration of the manifest.
+type Entry struct {
+	Name     string `json:"name"`
+	Policy   string `json:"policy"`
+	Kind     string `json:"kind"`     // "proof" | "counterexample" | "witness"
+	Expect   string `json:"expect"`   // "holds" | "violated"
+	Property string `json:"property"` // the property that must be violated
+	CI       bool   `json:"ci"`
+	About    string `json:"about"`
+}
+
+// CfgPath is the entry's .cfg file.
+func (m *Manifest) CfgPath(e Entry) string { return filepath.Join(m.Dir, e.Name+".cfg") }
+
+// Lookup returns the named entry.
+func (m *Manifest) Lookup(name string) (Entry, bool) {
+	for _, e := range m.Configs {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// LoadManifest reads dir/manifest.json and checks its entries' shape.
+func LoadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, "manifest.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m.Dir = dir
+	seen := map[string]bool{}
+	for i, e := range m.Configs {
+		switch {
+		case e.Name == "":
+			return nil, fmt.Errorf("%s: configs[%d] has no name", path, i)
+		case seen[e.Name]:
+			return nil, fmt.Errorf("%s: configuration %s listed twice", path, e.Name)
+		case e.Expect != "holds" && e.Expect != "violated":
+			return nil, fmt.Errorf("%s: %s: expect = %q, want \"holds\" or \"violated\"", path, e.Name, e.Expect)
+		case e.Expect == "violated" && e.Property == "":
+			return nil, fmt.Errorf("%s: %s: expect = violated needs the property", path, e.Name)
+		}
+		seen[e.Name] = true
+	}
+	return &m, nil
+}
+
+// FindSpecDir walks up from dir to the directory holding spec/manifest.json,
+// so commands and tests work from anywhere in the repository.
+func FindSpecDir(dir string) (string, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(d, "spec", "manifest.json")
+		if _, err := os.Stat(p); err == nil {
+			return filepath.Join(d, "spec"), nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("no spec/manifest.json in %s or any parent directory: run from the hwepoch repository or pass -spec", dir)
+		}
+		d = parent
+	}
+}
