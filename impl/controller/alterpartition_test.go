@@ -1,0 +1,156 @@
+package controller
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestAlterPartition(t *testing.T) {
+	// Every case starts from: assignment [1 2 3], leader 1, leader epoch 4,
+	// ISR [1 2 3], partition epoch 14, brokers 1..3 online, 4 online but
+	// not a replica.
+	base := partitionSetup{assignment: ids(1, 2, 3), leader: 1, epoch: 4, isr: ids(1, 2, 3), states: online(1, 2, 3, 4)}
+	tests := []struct {
+		name       string
+		req        AlterPartitionRequest
+		rejectInel bool
+		offline    []BrokerID
+		isr        []BrokerID // overrides the base ISR
+		want       LeaderAndIsr
+		wantErr    ErrorCode
+	}{
+		{name: "shrink: partition epoch bumped, leader epoch kept",
+			req:  AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1, 3)},
+			want: LeaderAndIsr{Leader: 1, LeaderEpoch: 4, Isr: ids(1, 3), PartitionEpoch: 15}},
+		{name: "expand",
+			isr:  ids(1),
+			req:  AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1, 2)},
+			want: LeaderAndIsr{Leader: 1, LeaderEpoch: 4, Isr: ids(1, 2), PartitionEpoch: 15}},
+		{name: "same set: no change, no bump",
+			req:  AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(3, 2, 1)},
+			want: LeaderAndIsr{Leader: 1, LeaderEpoch: 4, Isr: ids(1, 2, 3), PartitionEpoch: 14}},
+		{name: "zombie leader: stale leader epoch",
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 3, PartitionEpoch: 14, NewIsr: ids(1)},
+			wantErr: ErrFencedLeaderEpoch},
+		{name: "stale partition epoch",
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 13, NewIsr: ids(1)},
+			wantErr: ErrInvalidUpdateVersion},
+		{name: "stale partition epoch, even for a no-op",
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 13, NewIsr: ids(1, 2, 3)},
+			wantErr: ErrInvalidUpdateVersion},
+		{name: "not the leader",
+			req:     AlterPartitionRequest{BrokerID: 2, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(2)},
+			wantErr: ErrNotLeaderOrFollower},
+		{name: "leader epoch from the future",
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 5, PartitionEpoch: 14, NewIsr: ids(1)},
+			wantErr: ErrNotController},
+		{name: "partition epoch from the future",
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 15, NewIsr: ids(1)},
+			wantErr: ErrNotController},
+		{name: "ISR without the leader",
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(2, 3)},
+			wantErr: ErrInvalidRequest},
+		{name: "empty ISR",
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14},
+			wantErr: ErrInvalidRequest},
+		{name: "duplicate member",
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1, 2, 2)},
+			wantErr: ErrInvalidRequest},
+		{name: "non-replica member",
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1, 4)},
+			wantErr: ErrInvalidRequest},
+		{name: "KIP-841 off: an offline broker may be added (the spec's ExpandIsr)",
+			isr: ids(1), offline: ids(2),
+			req:  AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1, 2)},
+			want: LeaderAndIsr{Leader: 1, LeaderEpoch: 4, Isr: ids(1, 2), PartitionEpoch: 15}},
+		{name: "KIP-841 on: adding an offline broker is refused",
+			isr: ids(1), offline: ids(2), rejectInel: true,
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1, 2)},
+			wantErr: ErrIneligibleReplica},
+		{name: "KIP-841 on: an offline member already in the ISR does not block a shrink",
+			offline: ids(2), rejectInel: true,
+			req:  AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1, 2)},
+			want: LeaderAndIsr{Leader: 1, LeaderEpoch: 4, Isr: ids(1, 2), PartitionEpoch: 15}},
+		{name: "unknown partition",
+			req:     AlterPartitionRequest{BrokerID: 1, Partition: TopicPartition{Topic: "nope"}, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1)},
+			wantErr: ErrUnknownTopicOrPartition},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := base
+			s.states = online(1, 2, 3, 4)
+			if tc.isr != nil {
+				s.isr = tc.isr
+			}
+			c := setup(t, s)
+			for _, id := range tc.offline {
+				_ = c.SetBrokerState(id, BrokerOffline)
+			}
+			cfg := c.Config()
+			cfg.RejectIneligibleReplicas = tc.rejectInel
+			if err := c.SetConfig(cfg); err != nil {
+				t.Fatal(err)
+			}
+			if tc.req.Partition == (TopicPartition{}) {
+				tc.req.Partition = tp0
+			}
+			before, _ := c.Partition(tp0)
+			got, err := c.AlterPartition(tc.req)
+			after, _ := c.Partition(tp0)
+			if tc.wantErr != 0 {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tc.wantErr)
+				}
+				if !equalState(before, after) {
+					t.Errorf("refused request changed the state: %v -> %v", before, after)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error %v", err)
+			}
+			if !equalLeaderAndIsr(got, tc.want) || !equalLeaderAndIsr(after.LeaderAndIsr, tc.want) {
+				t.Errorf("returned %v, state %v, want %v", got, after.LeaderAndIsr, tc.want)
+			}
+		})
+	}
+}
+
+// Two leaders' requests built on the same state: the first wins, the second
+// is refused; after an election, the old leader is fenced.
+func TestAlterPartitionCompareAndSet(t *testing.T) {
+	c := setup(t, partitionSetup{assignment: ids(1, 2, 3), leader: 1, epoch: 0, isr: ids(1, 2, 3), states: online(1, 2, 3)})
+	p, _ := c.Partition(tp0)
+	first := AlterPartitionRequest{BrokerID: 1, Partition: tp0, LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch, NewIsr: ids(1, 2)}
+	second := first
+	second.NewIsr = ids(1, 3)
+	got, err := c.AlterPartition(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AlterPartition(second); !errors.Is(err, ErrInvalidUpdateVersion) {
+		t.Fatalf("second request on the same version: err = %v", err)
+	}
+	// Retrying with the returned version succeeds.
+	second.PartitionEpoch = got.PartitionEpoch
+	if _, err := c.AlterPartition(second); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+
+	// Broker 1 fails; 3 is elected; 1 comes back still believing it leads.
+	_ = c.SetBrokerState(1, BrokerOffline)
+	if _, err := c.ElectReplica(tp0, 3); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetBrokerState(1, BrokerOnline)
+	p, _ = c.Partition(tp0)
+	zombie := AlterPartitionRequest{BrokerID: 1, Partition: tp0, LeaderEpoch: p.LeaderEpoch - 1, PartitionEpoch: p.PartitionEpoch, NewIsr: ids(1)}
+	if _, err := c.AlterPartition(zombie); !errors.Is(err, ErrFencedLeaderEpoch) {
+		t.Fatalf("zombie leader: err = %v", err)
+	}
+	// Even with the right epochs, broker 1 is not the leader.
+	zombie.LeaderEpoch = p.LeaderEpoch
+	if _, err := c.AlterPartition(zombie); !errors.Is(err, ErrNotLeaderOrFollower) {
+		t.Fatalf("non-leader with current epochs: err = %v", err)
+	}
+}

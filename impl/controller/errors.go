@@ -1,0 +1,157 @@
+package controller
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ErrorCode is a Kafka protocol error code (org.apache.kafka.common.protocol.Errors).
+// It implements error, so errors.Is(err, ErrFencedLeaderEpoch) works on any
+// error this package returns.
+type ErrorCode int16
+
+// The Kafka error codes this package returns, with Kafka's numbers.
+const (
+	ErrUnknownServerError          ErrorCode = -1
+	ErrUnknownTopicOrPartition     ErrorCode = 3
+	ErrNotLeaderOrFollower         ErrorCode = 6
+	ErrBrokerNotAvailable          ErrorCode = 8
+	ErrInvalidTopic                ErrorCode = 17
+	ErrTopicAlreadyExists          ErrorCode = 36
+	ErrInvalidPartitions           ErrorCode = 37
+	ErrInvalidReplicaAssignment    ErrorCode = 39
+	ErrInvalidConfig               ErrorCode = 40
+	ErrNotController               ErrorCode = 41
+	ErrInvalidRequest              ErrorCode = 42
+	ErrReassignmentInProgress      ErrorCode = 60
+	ErrFencedLeaderEpoch           ErrorCode = 74
+	ErrPreferredLeaderNotAvailable ErrorCode = 80
+	ErrEligibleLeadersNotAvailable ErrorCode = 83
+	ErrElectionNotNeeded           ErrorCode = 84
+	ErrNoReassignmentInProgress    ErrorCode = 85
+	ErrInvalidUpdateVersion        ErrorCode = 95
+	ErrIneligibleReplica           ErrorCode = 107
+)
+
+var errorNames = map[ErrorCode]string{
+	ErrUnknownServerError:          "UNKNOWN_SERVER_ERROR",
+	ErrUnknownTopicOrPartition:     "UNKNOWN_TOPIC_OR_PARTITION",
+	ErrNotLeaderOrFollower:         "NOT_LEADER_OR_FOLLOWER",
+	ErrBrokerNotAvailable:          "BROKER_NOT_AVAILABLE",
+	ErrInvalidTopic:                "INVALID_TOPIC_EXCEPTION",
+	ErrTopicAlreadyExists:          "TOPIC_ALREADY_EXISTS",
+	ErrInvalidPartitions:           "INVALID_PARTITIONS",
+	ErrInvalidReplicaAssignment:    "INVALID_REPLICA_ASSIGNMENT",
+	ErrInvalidConfig:               "INVALID_CONFIG",
+	ErrNotController:               "NOT_CONTROLLER",
+	ErrInvalidRequest:              "INVALID_REQUEST",
+	ErrReassignmentInProgress:      "REASSIGNMENT_IN_PROGRESS",
+	ErrFencedLeaderEpoch:           "FENCED_LEADER_EPOCH",
+	ErrPreferredLeaderNotAvailable: "PREFERRED_LEADER_NOT_AVAILABLE",
+	ErrEligibleLeadersNotAvailable: "ELIGIBLE_LEADERS_NOT_AVAILABLE",
+	ErrElectionNotNeeded:           "ELECTION_NOT_NEEDED",
+	ErrNoReassignmentInProgress:    "NO_REASSIGNMENT_IN_PROGRESS",
+	ErrInvalidUpdateVersion:        "INVALID_UPDATE_VERSION",
+	ErrIneligibleReplica:           "INELIGIBLE_REPLICA",
+}
+
+// String is Kafka's name for the code, e.g. "FENCED_LEADER_EPOCH".
+func (c ErrorCode) String() string {
+	if s, ok := errorNames[c]; ok {
+		return s
+	}
+	return fmt.Sprintf("ErrorCode(%d)", int16(c))
+}
+
+func (c ErrorCode) Error() string { return c.String() }
+
+// Reason says why an election or a request was refused, beyond the code:
+// several reasons share ELIGIBLE_LEADERS_NOT_AVAILABLE, and the refinement
+// checker needs to tell them apart (a disabled Elect(r) in the spec has a
+// precise cause).
+type Reason uint8
+
+const (
+	ReasonUnspecified Reason = iota
+	// ReasonNotAReplica: the candidate is not in the partition's replica set.
+	ReasonNotAReplica
+	// ReasonNotLive: the candidate is offline or shutting down.
+	ReasonNotLive
+	// ReasonNotInIsr: the candidate is live but not in the ISR, and unclean
+	// leader election is disabled.
+	ReasonNotInIsr
+	// ReasonLiveIsrMember: the candidate is outside the ISR and unclean
+	// election is enabled, but an ISR member is live, so an unclean election
+	// is not allowed.
+	ReasonLiveIsrMember
+	// ReasonNoEligibleReplica: the election algorithm found no replica.
+	ReasonNoEligibleReplica
+	// ReasonAlreadyLeader: the preferred replica already leads.
+	ReasonAlreadyLeader
+	// ReasonLeaderLive: an offline election was asked for a partition whose
+	// leader is live.
+	ReasonLeaderLive
+	// ReasonLeaderNotShuttingDown: a controlled-shutdown election was asked
+	// for a partition whose leader is not shutting down.
+	ReasonLeaderNotShuttingDown
+	// ReasonTargetNotInIsr: a reassignment cannot complete before every
+	// target replica has joined the ISR.
+	ReasonTargetNotInIsr
+	// ReasonEpochOverflow: the leader or partition epoch would overflow int32.
+	ReasonEpochOverflow
+)
+
+var reasonNames = [...]string{
+	ReasonUnspecified:           "unspecified",
+	ReasonNotAReplica:           "not a replica",
+	ReasonNotLive:               "not live",
+	ReasonNotInIsr:              "not in ISR and unclean leader election disabled",
+	ReasonLiveIsrMember:         "not in ISR and an ISR member is live",
+	ReasonNoEligibleReplica:     "no eligible replica",
+	ReasonAlreadyLeader:         "preferred replica already leads",
+	ReasonLeaderLive:            "leader is live",
+	ReasonLeaderNotShuttingDown: "leader is not shutting down",
+	ReasonTargetNotInIsr:        "target replicas not all in ISR",
+	ReasonEpochOverflow:         "epoch overflow",
+}
+
+func (r Reason) String() string {
+	if int(r) < len(reasonNames) {
+		return reasonNames[r]
+	}
+	return fmt.Sprintf("Reason(%d)", uint8(r))
+}
+
+// Error is the error every method of this package returns: a Kafka error
+// code, the partition, and why.
+type Error struct {
+	Code      ErrorCode
+	Partition TopicPartition // zero when the error is not about a partition
+	// Candidate is the broker an election was asked to elect (ElectReplica)
+	// or a request came from (AlterPartition); NoLeader when not applicable.
+	Candidate BrokerID
+	Reason    Reason
+	Message   string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Code.String())
+	if e.Partition != (TopicPartition{}) {
+		fmt.Fprintf(&b, " %s", e.Partition)
+	}
+	if e.Reason != ReasonUnspecified {
+		fmt.Fprintf(&b, ": %s", e.Reason)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	return b.String()
+}
+
+// Unwrap exposes the code, for errors.Is.
+func (e *Error) Unwrap() error { return e.Code }
+
+func partitionError(code ErrorCode, tp TopicPartition, reason Reason, format string, args ...any) *Error {
+	return &Error{Code: code, Partition: tp, Candidate: NoLeader, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,178 @@
+package controller
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// BrokerID identifies a broker (Kafka's broker.id / node.id).
+type BrokerID int32
+
+// NoLeader is Kafka's LeaderAndIsr.NoLeader: the partition has no leader.
+const NoLeader BrokerID = -1
+
+// TopicPartition names a partition, as Kafka's TopicPartition.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+func (tp TopicPartition) String() string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
+
+// compareTopicPartition orders by topic, then partition: the order every
+// listing of this package uses, so that results are reproducible.
+func compareTopicPartition(a, b TopicPartition) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	switch {
+	case a.Partition < b.Partition:
+		return -1
+	case a.Partition > b.Partition:
+		return 1
+	}
+	return 0
+}
+
+// LeaderAndIsr is the controller's record of who leads a partition, as
+// Kafka's LeaderAndIsr: the leader (NoLeader if none), the leader epoch the
+// controller assigned it, the ISR, and the partition epoch (the ZooKeeper
+// zkVersion in old Kafka), which versions every change of this record so
+// that AlterPartition can be a compare-and-set.
+type LeaderAndIsr struct {
+	Leader         BrokerID
+	LeaderEpoch    int32
+	Isr            []BrokerID
+	PartitionEpoch int32
+}
+
+// Clone returns a deep copy.
+func (l LeaderAndIsr) Clone() LeaderAndIsr {
+	l.Isr = slices.Clone(l.Isr)
+	return l
+}
+
+func (l LeaderAndIsr) String() string {
+	return fmt.Sprintf("(Leader:%d, LeaderEpoch:%d, Isr:%v, PartitionEpoch:%d)",
+		l.Leader, l.LeaderEpoch, l.Isr, l.PartitionEpoch)
+}
+
+// PartitionState is everything the controller holds about one partition.
+type PartitionState struct {
+	// Assignment is the replica assignment, in order: its head is the
+	// preferred replica.
+	Assignment []BrokerID
+	LeaderAndIsr
+	// TargetReplicas is the target of an ongoing reassignment, nil if none.
+	TargetReplicas []BrokerID
+}
+
+// Clone returns a deep copy.
+func (p PartitionState) Clone() PartitionState {
+	return PartitionState{
+		Assignment:     slices.Clone(p.Assignment),
+		LeaderAndIsr:   p.LeaderAndIsr.Clone(),
+		TargetReplicas: slices.Clone(p.TargetReplicas),
+	}
+}
+
+// ReassignmentInProgress reports whether TargetReplicas is set.
+func (p PartitionState) ReassignmentInProgress() bool { return len(p.TargetReplicas) > 0 }
+
+// Replicas is the full replica set, Kafka's ReplicaAssignment.replicas: the
+// assignment, or during a reassignment (target ++ assignment).distinct
+// (ReplicaAssignment.fromOldAndNewReplicas). Offline, preferred and
+// controlled-shutdown elections and the auto rebalance all use this order,
+// so during a reassignment the target's head is the preferred replica, as
+// in Kafka.
+func (p PartitionState) Replicas() []BrokerID {
+	if !p.ReassignmentInProgress() {
+		return slices.Clone(p.Assignment)
+	}
+	out := slices.Clone(p.TargetReplicas)
+	for _, b := range p.Assignment {
+		if !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// PreferredReplica is the head of Replicas().
+func (p PartitionState) PreferredReplica() BrokerID {
+	if p.ReassignmentInProgress() {
+		return p.TargetReplicas[0]
+	}
+	if len(p.Assignment) == 0 {
+		return NoLeader
+	}
+	return p.Assignment[0]
+}
+
+// BrokerState is the controller's view of a broker's liveness.
+type BrokerState int8
+
+const (
+	// BrokerOffline: not registered, failed, or fenced. The zero value, so
+	// a broker the controller has never heard of is offline.
+	BrokerOffline BrokerState = iota
+	// BrokerOnline: registered and live.
+	BrokerOnline
+	// BrokerShuttingDown: live but in controlled shutdown. Like Kafka, such
+	// a broker is not "live" for offline, reassignment and preferred
+	// elections, nor for ISR expansion.
+	BrokerShuttingDown
+)
+
+func (s BrokerState) String() string {
+	switch s {
+	case BrokerOffline:
+		return "Offline"
+	case BrokerOnline:
+		return "Online"
+	case BrokerShuttingDown:
+		return "ShuttingDown"
+	}
+	return fmt.Sprintf("BrokerState(%d)", int8(s))
+}
+
+// Config holds the controller's settings, named after Kafka's.
+type Config struct {
+	// UncleanLeaderElectionEnable is unclean.leader.election.enable
+	// (default false): when no ISR member is live, an offline election may
+	// elect a live replica outside the ISR, resetting the ISR to it, at the
+	// price of losing records it does not have. Kafka also has it as a topic
+	// config; here it is controller-wide.
+	UncleanLeaderElectionEnable bool
+	// AutoLeaderRebalanceEnable is auto.leader.rebalance.enable (default
+	// true). When false CheckImbalance does nothing.
+	AutoLeaderRebalanceEnable bool
+	// LeaderImbalancePerBrokerPercentage is
+	// leader.imbalance.per.broker.percentage (default 10).
+	LeaderImbalancePerBrokerPercentage int
+	// RejectIneligibleReplicas turns on KIP-841 (Kafka >= 3.3): an
+	// AlterPartition that adds to the ISR a broker that is not live is
+	// refused with INELIGIBLE_REPLICA. Off by default, because the spec's
+	// ExpandIsr does not consult liveness (a follower may crash between its
+	// last fetch and the expansion), so the refinement checker needs it off.
+	RejectIneligibleReplicas bool
+}
+
+// DefaultConfig returns Kafka's defaults.
+func DefaultConfig() Config {
+	return Config{
+		UncleanLeaderElectionEnable:        false,
+		AutoLeaderRebalanceEnable:          true,
+		LeaderImbalancePerBrokerPercentage: 10,
+	}
+}
+
+// Validate reports a configuration Kafka would refuse.
+func (c Config) Validate() error {
+	if c.LeaderImbalancePerBrokerPercentage < 0 {
+		return &Error{Code: ErrInvalidConfig,
+			Message: fmt.Sprintf("leader.imbalance.per.broker.percentage must be >= 0, got %d", c.LeaderImbalancePerBrokerPercentage)}
+	}
+	return nil
+}
