@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,16 +27,20 @@ with a JDK (17 or newer), or taken from a TLA+ Toolbox/release download.
 -dumpTrace tla also needs CommunityModules.jar next to tla2tools.jar; without
 it only JSON traces are exported. See docs/tlc.md.`
 
-// Jar returns the tla2tools.jar named by TLA2TOOLS_JAR, or an error carrying
-// MissingJarHelp.
+// MissingJarError says TLA2TOOLS_JAR does not name a jar, and how to get one.
+type MissingJarError struct{ Problem string }
+
+func (e *MissingJarError) Error() string { return e.Problem + ".\n\n" + MissingJarHelp }
+
+// Jar returns the tla2tools.jar named by TLA2TOOLS_JAR, or a *MissingJarError.
 func Jar() (string, error) {
 	jar := os.Getenv("TLA2TOOLS_JAR")
 	if jar == "" {
-		return "", errors.New("TLA2TOOLS_JAR is not set.\n\n" + MissingJarHelp)
+		return "", &MissingJarError{Problem: "TLA2TOOLS_JAR is not set"}
 	}
 	st, err := os.Stat(jar)
 	if err != nil || st.IsDir() {
-		return "", fmt.Errorf("TLA2TOOLS_JAR=%s is not a file.\n\n%s", jar, MissingJarHelp)
+		return "", &MissingJarError{Problem: "TLA2TOOLS_JAR=" + jar + " is not a file"}
 	}
 	return jar, nil
 }
