@@ -223,13 +223,18 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 		if len(parents) >= 1<<32-1 {
 			return nil, fmt.Errorf("more than 2^32 states: the explorer numbers states with 32 bits")
 		}
+		if !expand {
+			res.Queue = len(frontier) // explored to MaxDepth: these were not expanded
+			frontier = nil
+			break
+		}
 		res.Distinct += int64(len(next))
 		prog.distinct.Store(res.Distinct)
 		prog.generated.Store(res.Generated)
 		prog.queue.Store(int64(len(next)))
 		frontier = next
 	}
-	res.Complete = res.Violation == nil && len(frontier) == 0
+	res.Complete = res.Violation == nil && res.Queue == 0
 	res.Duration = time.Since(start)
 	res.MemBytes = int64(seen.bytes() + 4*cap(parents) + 4*cap(acts))
 	n := float64(res.Distinct)
