@@ -1,0 +1,124 @@
+package broker
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hwepoch/hwepoch/impl/protocol"
+)
+
+var zeroTime time.Time
+
+// isrChangeKind says whether an AlterPartition adds or removes a replica.
+type isrChangeKind uint8
+
+const (
+	isrExpand isrChangeKind = iota + 1
+	isrShrink
+)
+
+func (k isrChangeKind) action() string {
+	if k == isrExpand {
+		return ActExpandIsr
+	}
+	return ActShrinkIsr
+}
+
+// pendingIsrChange is an AlterPartition in flight (Kafka's
+// PendingExpandIsr / PendingShrinkIsr partition state).
+type pendingIsrChange struct {
+	kind     isrChangeKind
+	replica  int32
+	req      protocol.AlterPartitionRequest
+	deadline time.Time
+}
+
+// isFollowerInSync is Partition.isFollowerInSync (spec ExpandIsr guard): the
+// follower's LEO, as last fetched, is at or past the HW and past the start
+// of the leader's epoch (KAFKA-7128: a follower that has not fetched
+// anything of this epoch could still hold another epoch's records there).
+func (p *Partition) isFollowerInSync(f int32) bool {
+	rr, ok := p.remotes[f]
+	return ok && rr.leo >= p.hw && rr.leo >= p.leaderEpochStartOffset
+}
+
+// prepareIsrChange checks that this replica, as leader, may propose adding
+// or removing f, and records the proposal as pending
+// (Partition.prepareIsrExpand / prepareIsrShrink). The caller holds p.mu.
+func (p *Partition) prepareIsrChange(kind isrChangeKind, f int32, corr uint64, now time.Time) (protocol.AlterPartitionRequest, error) {
+	me := p.b.cfg.BrokerID
+	switch {
+	case p.role != Leader:
+		return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s is %s, not leader", me, p.tp, p.role)
+	case p.pendingIsr != nil:
+		return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s has an AlterPartition in flight", me, p.tp)
+	case f == me:
+		return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s: the leader cannot change its own ISR membership", me, p.tp)
+	}
+	var isr []int32
+	switch kind {
+	case isrExpand:
+		if slices.Contains(p.isr, f) {
+			return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s: %d is already in ISR %v", me, p.tp, f, p.isr)
+		}
+		if !p.isFollowerInSync(f) {
+			rr := p.remote(f)
+			return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s: follower %d is not in sync (its LEO %d, HW %d, epoch start %d)",
+				me, p.tp, f, rr.leo, p.hw, p.leaderEpochStartOffset)
+		}
+		isr = protocol.SortedIDs(append(slices.Clone(p.isr), f))
+	case isrShrink:
+		if !slices.Contains(p.isr, f) {
+			return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s: %d is not in ISR %v", me, p.tp, f, p.isr)
+		}
+		isr = slices.DeleteFunc(slices.Clone(p.isr), func(x int32) bool { return x == f })
+	}
+	req := protocol.AlterPartitionRequest{
+		Header:         protocol.Header{CorrelationID: corr},
+		BrokerID:       me,
+		Partition:      p.tp,
+		LeaderEpoch:    p.epoch,
+		PartitionEpoch: p.partitionEpoch,
+		NewIsr:         isr,
+	}
+	p.pendingIsr = &pendingIsrChange{kind: kind, replica: f, req: req, deadline: now.Add(p.b.cfg.RequestTimeout)}
+	return req, nil
+}
+
+// applyAlterPartitionResponse commits or abandons the pending change
+// (Partition.handleAlterPartitionUpdate / handleAlterPartitionError). On
+// success the ISR and partition epoch become the controller's and the HW
+// may move (spec ShrinkIsr / ExpandIsr's AdvanceHW). It returns the kind of
+// change committed (0 if none) and its error code. The caller holds p.mu.
+func (p *Partition) applyAlterPartitionResponse(r protocol.AlterPartitionResponse) (isrChangeKind, int32, protocol.Error) {
+	pd := p.pendingIsr
+	if pd == nil || pd.req.CorrelationID != r.CorrelationID {
+		return 0, 0, r.Error // stale: a retry or a change we gave up on
+	}
+	p.pendingIsr = nil
+	if p.role != Leader || p.epoch != pd.req.LeaderEpoch || r.Error != protocol.None {
+		return 0, 0, r.Error
+	}
+	p.isr = protocol.SortedIDs(r.Isr)
+	p.partitionEpoch = r.PartitionEpoch
+	p.maybeIncrementLeaderHW(p.epoch)
+	return pd.kind, pd.replica, protocol.None
+}
+
+// outOfSyncReplica is the first ISR follower that has not caught up within
+// replica.lag.time.max.ms (Partition.getOutOfSyncReplicas), or -1. Kafka
+// removes them all at once; one per AlterPartition keeps each change one
+// spec ShrinkIsr step. The caller holds p.mu.
+func (p *Partition) outOfSyncReplica(now time.Time) int32 {
+	for _, f := range p.isr {
+		if f == p.b.cfg.BrokerID {
+			continue
+		}
+		rr := p.remote(f)
+		if now.Sub(rr.lastCaughtUpTime) > p.b.cfg.ReplicaLagTimeMax {
+			return f
+		}
+	}
+	return -1
+}

@@ -1,0 +1,101 @@
+package broker
+
+import (
+	"fmt"
+
+	"github.com/hwepoch/hwepoch/impl/protocol"
+)
+
+// The driver's handles on a broker: each does one of the spec's actions
+// that a free-running broker would do on its own, or reports why it cannot.
+// They work in both modes; a stepped driver is their intended user.
+
+// SendFetch makes the fetcher of tp's leader send a Fetch for tp alone
+// (spec SendFetch).
+func (b *Broker) SendFetch(tp protocol.TopicPartition) error {
+	return b.sendFetcherRequest(tp, Fetching)
+}
+
+// SendOffsetsForLeaderEpoch makes the fetcher of tp's leader send an
+// OffsetsForLeaderEpoch for tp alone (spec SendOffsetsForLeaderEpoch).
+func (b *Broker) SendOffsetsForLeaderEpoch(tp protocol.TopicPartition) error {
+	return b.sendFetcherRequest(tp, Truncating)
+}
+
+func (b *Broker) sendFetcherRequest(tp protocol.TopicPartition, kind FetchState) error {
+	p, ok := b.rm.get(tp)
+	if !ok {
+		return fmt.Errorf("broker %d: no replica of %s", b.cfg.BrokerID, tp)
+	}
+	p.mu.Lock()
+	err := p.canSend(kind)
+	leader := p.leader
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	t, ok := b.fetchers.existing(leader)
+	if !ok {
+		return fmt.Errorf("broker %d: no fetcher for leader %d", b.cfg.BrokerID, leader)
+	}
+	return t.send(kind, &tp)
+}
+
+// ShrinkIsr makes this broker, as tp's leader, propose removing f from the
+// ISR (spec ShrinkIsr; Partition.maybeShrinkIsr without the lag test, which
+// the spec leaves nondeterministic). It returns the AlterPartition's
+// correlation id; the outcome is known once the controller has answered
+// (AlterPartitionResult).
+func (b *Broker) ShrinkIsr(tp protocol.TopicPartition, f int32) (uint64, error) {
+	return b.alter(tp, isrShrink, f)
+}
+
+// ExpandIsr makes this broker, as tp's leader, propose adding f to the ISR
+// if f is in sync (spec ExpandIsr).
+func (b *Broker) ExpandIsr(tp protocol.TopicPartition, f int32) (uint64, error) {
+	return b.alter(tp, isrExpand, f)
+}
+
+func (b *Broker) alter(tp protocol.TopicPartition, kind isrChangeKind, f int32) (uint64, error) {
+	p, ok := b.rm.get(tp)
+	if !ok {
+		return 0, fmt.Errorf("broker %d: no replica of %s", b.cfg.BrokerID, tp)
+	}
+	return b.proposeIsrChange(p, kind, f)
+}
+
+// RequestTimedOut makes the fetcher holding request corr give up on it, as
+// when its request.timeout.ms expires (with the spec's LoseMessage event).
+// It reports whether a fetcher had it in flight.
+func (b *Broker) RequestTimedOut(corr uint64) bool {
+	for _, t := range b.fetchers.list() {
+		if t.abandon(corr, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// ConnectionLost tells the broker that peer crashed: its fetcher for peer
+// abandons the request in flight there (NetworkClient notices the closed
+// connection), freeing the partitions' slots.
+func (b *Broker) ConnectionLost(peer int32) {
+	if t, ok := b.fetchers.existing(peer); ok {
+		t.abandon(0, false)
+	}
+}
+
+// FetcherInFlight returns the correlation id of the request the fetcher
+// for source has in flight (0 if none or no such fetcher).
+func (b *Broker) FetcherInFlight(source int32) uint64 {
+	t, ok := b.fetchers.existing(source)
+	if !ok {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.inflight == nil {
+		return 0
+	}
+	return t.inflight.corr
+}
