@@ -1,0 +1,430 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/controller"
+	"github.com/hwepoch/hwepoch/impl/netsim"
+	"github.com/hwepoch/hwepoch/impl/protocol"
+)
+
+// controllerNode is the controller process: Kafka's KafkaController event
+// loop around impl/controller's decisions, with a ControllerChannelManager
+// (one queue of LeaderAndIsr requests per broker, one in flight at a time,
+// resent until answered or the broker fails — the spec's reliable, ordered
+// controllerQueue) and the AlterPartition handler.
+//
+// Everything runs on one goroutine: commands from the cluster (broker
+// failure and startup, elections) come through cmds and are waited for, and
+// messages through the network, so quiescence covers the controller too.
+type controllerNode struct {
+	cl    *Cluster
+	ctrl  *controller.Controller
+	ep    *netsim.Endpoint
+	clock *protocol.LamportClock
+	cmds  chan func()
+
+	mu       sync.Mutex // guards channels for snapshots
+	channels map[int32]*brokerChannel
+	// lastAlter makes AlterPartition idempotent: a retry of the change last
+	// applied to a partition (same sender, epochs and ISR) is answered with
+	// the current state instead of INVALID_UPDATE_VERSION, so a leader whose
+	// answer was lost is not left behind the controller's ISR.
+	lastAlter map[protocol.TopicPartition]protocol.AlterPartitionRequest
+	corr      uint64
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// brokerChannel is one broker's RequestSendThread queue.
+type brokerChannel struct {
+	queue    []protocol.LeaderAndIsrRequest // head is in flight when sent
+	sent     bool
+	deadline time.Time
+}
+
+func newControllerNode(cl *Cluster) (*controllerNode, error) {
+	cfg := controller.DefaultConfig()
+	cfg.UncleanLeaderElectionEnable = cl.cfg.UncleanLeaderElectionEnable
+	cfg.AutoLeaderRebalanceEnable = cl.cfg.AutoLeaderRebalanceEnable
+	ctrl, err := controller.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := cl.net.AddNode(ControllerNode)
+	if err != nil {
+		return nil, err
+	}
+	n := &controllerNode{cl: cl, ctrl: ctrl, ep: ep, clock: &protocol.LamportClock{}, cmds: make(chan func()),
+		channels: map[int32]*brokerChannel{}, lastAlter: map[protocol.TopicPartition]protocol.AlterPartitionRequest{}}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	return n, nil
+}
+
+func (n *controllerNode) start() {
+	n.wg.Add(1)
+	go n.run()
+}
+
+func (n *controllerNode) stop() {
+	n.cancel()
+	n.wg.Wait()
+}
+
+func (n *controllerNode) run() {
+	defer n.wg.Done()
+	defer n.ep.Done()
+	var tick <-chan time.Time
+	var rebalance <-chan time.Time
+	if n.cl.cfg.Mode == Free {
+		t := time.NewTicker(max(n.cl.cfg.Timing.ControllerRetry/2, time.Millisecond))
+		defer t.Stop()
+		tick = t.C
+		if n.cl.cfg.AutoLeaderRebalanceEnable && n.cl.cfg.Timing.LeaderImbalanceCheckInterval > 0 {
+			r := time.NewTicker(n.cl.cfg.Timing.LeaderImbalanceCheckInterval)
+			defer r.Stop()
+			rebalance = r.C
+		}
+	}
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case f := <-n.cmds:
+			f()
+		case <-n.ep.Ready():
+			for {
+				m, ok := n.ep.TryRecv()
+				if !ok {
+					break
+				}
+				n.handle(m)
+			}
+		case <-tick:
+			n.resendOverdue()
+		case <-rebalance:
+			rs, _ := n.ctrl.CheckImbalance()
+			n.announce(rs)
+		}
+	}
+}
+
+// do runs f on the controller goroutine and waits for it.
+func (n *controllerNode) do(f func()) error {
+	done := make(chan struct{})
+	select {
+	case n.cmds <- func() { defer close(done); f() }:
+	case <-n.ctx.Done():
+		return fmt.Errorf("cluster: controller stopped")
+	}
+	<-done
+	return nil
+}
+
+func (n *controllerNode) handle(m netsim.Message) {
+	switch r := m.Payload.(type) {
+	case protocol.LeaderAndIsrResponse:
+		n.clock.Witness(r.Lamport)
+		id, ok := brokerOfNode(m.From)
+		if !ok {
+			return
+		}
+		n.mu.Lock()
+		ch := n.channels[id]
+		if ch != nil && ch.sent && len(ch.queue) > 0 && ch.queue[0].CorrelationID == r.CorrelationID {
+			ch.queue = ch.queue[1:]
+			ch.sent = false
+		}
+		n.mu.Unlock()
+		n.pump(id)
+	case protocol.AlterPartitionRequest:
+		n.clock.Witness(r.Lamport)
+		n.handleAlterPartition(m, r)
+	}
+}
+
+// handleAlterPartition applies an ISR change (the controller's
+// AlterPartition handler) and answers it.
+func (n *controllerNode) handleAlterPartition(m netsim.Message, r protocol.AlterPartitionRequest) {
+	resp := protocol.AlterPartitionResponse{Partition: r.Partition}
+	tp := controller.TopicPartition{Topic: r.Partition.Topic, Partition: r.Partition.Partition}
+	st, known := n.ctrl.Partition(tp)
+	last, seen := n.lastAlter[r.Partition]
+	retry := seen && known && last.BrokerID == r.BrokerID && last.LeaderEpoch == r.LeaderEpoch &&
+		last.PartitionEpoch == r.PartitionEpoch && sameSet(last.NewIsr, r.NewIsr) &&
+		st.LeaderEpoch == r.LeaderEpoch && st.PartitionEpoch == r.PartitionEpoch+1 && sameSet(toInt32(st.Isr), r.NewIsr)
+	var lai controller.LeaderAndIsr
+	var err error
+	if retry {
+		lai = st.LeaderAndIsr
+	} else {
+		lai, err = n.ctrl.AlterPartition(controller.AlterPartitionRequest{
+			BrokerID:       controller.BrokerID(r.BrokerID),
+			Partition:      tp,
+			LeaderEpoch:    r.LeaderEpoch,
+			PartitionEpoch: r.PartitionEpoch,
+			NewIsr:         toBrokerIDs(r.NewIsr),
+		})
+	}
+	if err != nil {
+		resp.Error, resp.ErrorMessage = kafkaError(err), err.Error()
+	} else {
+		if !retry {
+			n.lastAlter[r.Partition] = r
+		}
+		resp.Leader, resp.LeaderEpoch, resp.PartitionEpoch = int32(lai.Leader), lai.LeaderEpoch, lai.PartitionEpoch
+		resp.Isr = toInt32(lai.Isr)
+	}
+	resp.Header = protocol.Header{CorrelationID: r.CorrelationID, Lamport: n.clock.Tick()}
+	n.ep.Send(m.From, resp)
+}
+
+// kafkaError maps the controller's error codes onto the wire's.
+func kafkaError(err error) protocol.Error {
+	var e *controller.Error
+	if errors.As(err, &e) {
+		switch e.Code {
+		case controller.ErrFencedLeaderEpoch:
+			return protocol.FencedLeaderEpoch
+		case controller.ErrNotLeaderOrFollower:
+			return protocol.NotLeaderOrFollower
+		case controller.ErrUnknownTopicOrPartition:
+			return protocol.UnknownTopicOrPartition
+		}
+	}
+	return protocol.Error(-1)
+}
+
+// announce queues the LeaderAndIsr of each election to every live replica
+// of its partition (PartitionStateMachine -> ControllerBrokerRequestBatch)
+// and records an Elect event per election.
+func (n *controllerNode) announce(results []controller.ElectionResult) {
+	if len(results) == 0 {
+		return
+	}
+	per := map[int32][]protocol.LeaderAndIsrPartition{}
+	for _, r := range results {
+		st, _ := n.ctrl.Partition(r.Partition)
+		lp := leaderAndIsrPartition(r.Partition, st)
+		for _, b := range st.Replicas() {
+			if n.ctrl.IsLive(b) {
+				per[int32(b)] = append(per[int32(b)], lp)
+			}
+		}
+		n.cl.emit(Event{
+			Broker:    int32(ControllerNode),
+			Action:    ActElect,
+			Params:    map[string]int64{"r": int64(r.Elected.Leader), "epoch": int64(r.Elected.LeaderEpoch)},
+			Partition: protocol.TopicPartition{Topic: r.Partition.Topic, Partition: r.Partition.Partition},
+			Lamport:   n.clock.Tick(),
+		})
+	}
+	for _, b := range sortedKeys(per) {
+		n.enqueue(b, per[b])
+	}
+}
+
+func leaderAndIsrPartition(tp controller.TopicPartition, st controller.PartitionState) protocol.LeaderAndIsrPartition {
+	return protocol.LeaderAndIsrPartition{
+		TopicPartition: protocol.TopicPartition{Topic: tp.Topic, Partition: tp.Partition},
+		Leader:         int32(st.Leader),
+		LeaderEpoch:    st.LeaderEpoch,
+		Isr:            toInt32(st.Isr),
+		PartitionEpoch: st.PartitionEpoch,
+		Replicas:       toInt32(st.Replicas()),
+	}
+}
+
+// enqueue adds a LeaderAndIsr request to a broker's channel.
+func (n *controllerNode) enqueue(b int32, parts []protocol.LeaderAndIsrPartition) {
+	n.mu.Lock()
+	ch := n.channels[b]
+	if ch == nil {
+		ch = &brokerChannel{}
+		n.channels[b] = ch
+	}
+	n.corr++
+	ch.queue = append(ch.queue, protocol.LeaderAndIsrRequest{
+		Header:       protocol.Header{CorrelationID: n.corr},
+		ControllerID: int32(ControllerNode),
+		Partitions:   parts,
+	})
+	n.mu.Unlock()
+	n.pump(b)
+}
+
+// pump sends the head of a broker's queue if nothing is in flight.
+func (n *controllerNode) pump(b int32) {
+	n.mu.Lock()
+	ch := n.channels[b]
+	if ch == nil || ch.sent || len(ch.queue) == 0 {
+		n.mu.Unlock()
+		return
+	}
+	ch.sent = true
+	ch.deadline = time.Now().Add(n.cl.cfg.Timing.ControllerRetry)
+	ch.queue[0].Lamport = n.clock.Tick()
+	req := ch.queue[0]
+	n.mu.Unlock()
+	n.ep.Send(broker.Node(b), req)
+}
+
+// resendOverdue resends heads whose answer is late (free mode: the request
+// or its answer was lost).
+func (n *controllerNode) resendOverdue() {
+	now := time.Now()
+	var due []int32
+	n.mu.Lock()
+	for b, ch := range n.channels {
+		if ch.sent && now.After(ch.deadline) {
+			ch.sent = false
+			due = append(due, b)
+		}
+	}
+	n.mu.Unlock()
+	slices.Sort(due)
+	for _, b := range due {
+		n.pump(b)
+	}
+}
+
+// brokerFailed is the controller noticing a broker is gone
+// (KafkaController.onBrokerFailure): its channel is dropped (spec Crash
+// empties controllerQueue[r]) and, in free mode, offline partitions get an
+// election.
+func (n *controllerNode) brokerFailed(b int32, lamport uint64) error {
+	return n.do(func() {
+		n.clock.Witness(lamport)
+		n.mu.Lock()
+		delete(n.channels, b)
+		n.mu.Unlock()
+		if n.cl.cfg.Mode == Free {
+			rs, _, _ := n.ctrl.OnBrokerFailure(controller.BrokerID(b))
+			n.announce(rs)
+		} else {
+			n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOffline)
+		}
+	})
+}
+
+// brokerStarted is KafkaController.onBrokerStartup: the broker is live
+// again; in free mode offline partitions get an election; the broker is
+// sent the current LeaderAndIsr of each partition it hosts whose leader is
+// another broker (spec Restart: unless it was the leader, which needs an
+// election first).
+func (n *controllerNode) brokerStarted(b int32, lamport uint64) error {
+	return n.do(func() {
+		n.clock.Witness(lamport)
+		elected := map[controller.TopicPartition]bool{}
+		if n.cl.cfg.Mode == Free {
+			rs, _, _ := n.ctrl.OnBrokerStartup(controller.BrokerID(b))
+			for _, r := range rs {
+				elected[r.Partition] = true
+			}
+			n.announce(rs)
+		} else {
+			n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOnline)
+		}
+		var parts []protocol.LeaderAndIsrPartition
+		for _, tp := range n.ctrl.Partitions() {
+			st, _ := n.ctrl.Partition(tp)
+			if elected[tp] || !slices.Contains(st.Replicas(), controller.BrokerID(b)) {
+				continue
+			}
+			if st.Leader == controller.NoLeader || st.Leader == controller.BrokerID(b) {
+				continue
+			}
+			parts = append(parts, leaderAndIsrPartition(tp, st))
+		}
+		if len(parts) > 0 {
+			n.enqueue(b, parts)
+		}
+	})
+}
+
+// electReplica is the stepped driver's Elect(r) (Controller.ElectReplica).
+func (n *controllerNode) electReplica(tp protocol.TopicPartition, r int32) error {
+	var err error
+	if derr := n.do(func() {
+		var res controller.ElectionResult
+		res, err = n.ctrl.ElectReplica(controller.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}, controller.BrokerID(r))
+		if err == nil {
+			n.announce([]controller.ElectionResult{res})
+		}
+	}); derr != nil {
+		return derr
+	}
+	return err
+}
+
+// partition returns the controller's state of tp.
+func (n *controllerNode) partition(tp protocol.TopicPartition) (controller.PartitionState, bool) {
+	var st controller.PartitionState
+	var ok bool
+	n.do(func() { st, ok = n.ctrl.Partition(controller.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}) })
+	return st, ok
+}
+
+// queues returns a copy of every broker's pending LeaderAndIsr requests.
+func (n *controllerNode) queues() map[int32][]protocol.LeaderAndIsrRequest {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := map[int32][]protocol.LeaderAndIsrRequest{}
+	for b, ch := range n.channels {
+		out[b] = slices.Clone(ch.queue)
+	}
+	return out
+}
+
+func brokerOfNode(id netsim.NodeID) (int32, bool) {
+	if id >= 0 && id <= broker.MaxBrokerID {
+		return int32(id), true
+	}
+	return 0, false
+}
+
+func toInt32(ids []controller.BrokerID) []int32 {
+	out := make([]int32, len(ids))
+	for i, id := range ids {
+		out[i] = int32(id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func toBrokerIDs(ids []int32) []controller.BrokerID {
+	out := make([]controller.BrokerID, len(ids))
+	for i, id := range ids {
+		out[i] = controller.BrokerID(id)
+	}
+	return out
+}
+
+func sameSet(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[int32]V) []int32 {
+	out := make([]int32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,24 @@
+// Package cluster runs N brokers (impl/broker), each with its own directory
+// on disk, a controller goroutine (impl/controller's decisions behind
+// Kafka's controller event loop and ControllerChannelManager), a producer
+// and a consumer (impl/client), all over one impl/netsim network.
+//
+// Two modes:
+//
+//   - Stepped: nothing happens on its own. Each method of the stepped API
+//     (Elect, HandleLeaderAndIsr, Produce, SendFetch, HandleFetch, ...,
+//     Crash, Restart, LoseMessage) performs one action of
+//     spec/Replication.tla on the partition in focus and returns once the
+//     cluster is quiescent, or returns an error, changing nothing, when the
+//     action is not enabled. Messages that the spec does not model (produce
+//     requests and responses, AlterPartition, LeaderAndIsr responses) are
+//     delivered as part of the step that sent them.
+//   - Free: goroutines run, timers fire, the network delays and drops
+//     messages by its seeded faults, and a driver (RunChaos) crashes,
+//     restarts, partitions and elects at random.
+//
+// Snapshot returns the whole cluster as plain values named after the
+// spec's variables, for the refinement checker's abstraction function;
+// Config.Hook receives every handled event (broker.Event) for trace
+// validation.
+package cluster

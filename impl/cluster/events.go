@@ -1,0 +1,23 @@
+package cluster
+
+import "github.com/hwepoch/hwepoch/impl/broker"
+
+// Event is one handled event (see broker.Event). Brokers emit theirs; the
+// cluster adds Crash and Restart (Broker is the broker, Post its state
+// after) and the controller Elect (Broker is ControllerNode, Params r and
+// epoch, no Post).
+type Event = broker.Event
+
+// The cluster's and the controller's action names (the brokers' are in
+// package broker).
+const (
+	ActElect   = "Elect"
+	ActCrash   = "Crash"
+	ActRestart = "Restart"
+)
+
+func (c *Cluster) emit(e Event) {
+	if c.cfg.Hook != nil {
+		c.cfg.Hook(e)
+	}
+}

@@ -1,0 +1,186 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/storage"
+)
+
+// crash takes broker id down: it is cut off the network (stepped: what is
+// in flight to and from it is lost, later messages to it wait; free: it is
+// isolated until it restarts), its goroutines stop and its volatile state
+// is gone, its logs keep what spec says, the controller sees it fail, and
+// its peers see their connections to it close.
+func (c *Cluster) crash(id int32, spec broker.CrashSpec) error {
+	b, err := c.broker(id)
+	if err != nil {
+		return err
+	}
+	s := c.slots[id]
+	for _, n := range c.nodesOf(id) {
+		if c.cfg.Mode == Free {
+			_, err = c.net.Isolate(n)
+		} else {
+			_, err = c.net.DropAllFor(n)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	crashErr := b.Crash(spec)
+	c.mu.Lock()
+	s.b = nil
+	c.crashes++
+	c.mu.Unlock()
+	s.offline, err = readDurable(s.dir, c.partitionsOf(id))
+	stamp := s.clock.Tick()
+	ev := Event{Broker: id, Action: ActCrash, Params: map[string]int64{"r": int64(id)}, Partition: c.focus, Lamport: stamp}
+	if k, ok := spec.Keep[c.focus]; ok {
+		ev.Params["keep"] = k
+	}
+	ev.Post = s.offline[c.focus]
+	c.emit(ev)
+	ctrlErr := c.ctrl.brokerFailed(id, stamp)
+	for _, other := range c.BrokerIDs() {
+		if ob, e := c.broker(other); e == nil {
+			ob.ConnectionLost(id)
+		}
+	}
+	c.producer.ConnectionLost(id)
+	return errors.Join(crashErr, err, ctrlErr)
+}
+
+// restart starts a new incarnation of broker id on its directory and tells
+// the controller.
+func (c *Cluster) restart(id int32) error {
+	s, ok := c.slots[id]
+	if !ok {
+		return fmt.Errorf("cluster: no broker %d", id)
+	}
+	if c.Alive(id) {
+		return fmt.Errorf("cluster: broker %d is running", id)
+	}
+	if c.cfg.Mode == Free {
+		for _, n := range c.nodesOf(id) {
+			if err := c.net.Rejoin(n); err != nil {
+				return err
+			}
+		}
+	}
+	b, err := broker.Start(c.brokerConfig(s), c.net)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	s.b = b
+	s.offline = nil
+	c.mu.Unlock()
+	stamp := s.clock.Tick()
+	ev := Event{Broker: id, Action: ActRestart, Params: map[string]int64{"r": int64(id)}, Partition: c.focus, Lamport: stamp}
+	if p, ok := b.Partition(c.focus); ok {
+		ev.Post = p.State()
+	}
+	c.emit(ev)
+	return c.ctrl.brokerStarted(id, stamp)
+}
+
+// partitionsOf lists the partitions broker id hosts.
+func (c *Cluster) partitionsOf(id int32) []protocol.TopicPartition {
+	var out []protocol.TopicPartition
+	for _, tp := range c.partitions() {
+		for _, r := range c.assign[tp] {
+			if r == id {
+				out = append(out, tp)
+			}
+		}
+	}
+	return out
+}
+
+// readDurable reads what a crashed broker's files hold, without changing
+// them (opening the log in place would truncate its epoch cache, which the
+// spec only does at restart): the records from a copy of the segment files,
+// the epoch cache and the HW checkpoint from their files.
+func readDurable(dir string, tps []protocol.TopicPartition) (map[protocol.TopicPartition]broker.PartitionState, error) {
+	out := map[protocol.TopicPartition]broker.PartitionState{}
+	ckpt := map[protocol.TopicPartition]int64{}
+	entries, err := storage.ReadReplicationOffsetCheckpoint(filepath.Join(dir, storage.ReplicationOffsetCheckpointFilename))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return out, err
+	}
+	for _, e := range entries {
+		ckpt[protocol.TopicPartition{Topic: e.Topic, Partition: e.Partition}] = e.Offset
+	}
+	var errs []error
+	for _, tp := range tps {
+		st := broker.PartitionState{
+			Topic: tp.Topic, Partition: tp.Partition, Role: broker.Offline,
+			HWCheckpoint: ckpt[tp], LeaderEpoch: -1, Leader: protocol.NoLeader, PartitionEpoch: -1,
+			Isr: []int32{}, FollowerLEO: map[int32]int64{}, FetchState: broker.FetchNone,
+		}
+		pdir := filepath.Join(dir, fmt.Sprintf("%s-%d", tp.Topic, tp.Partition))
+		recs, err := readRecords(pdir)
+		errs = append(errs, err)
+		st.Log, st.LEO = recs, int64(len(recs))
+		cache, err := storage.ReadLeaderEpochCheckpoint(filepath.Join(pdir, storage.LeaderEpochCheckpointFilename))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		st.EpochCache = []broker.EpochEntry{}
+		for _, e := range cache {
+			st.EpochCache = append(st.EpochCache, broker.EpochEntry{Epoch: e.Epoch, Start: e.StartOffset})
+		}
+		out[tp] = st
+	}
+	return out, errors.Join(errs...)
+}
+
+// readRecords reads a partition directory's records through a copy of its
+// segment files.
+func readRecords(pdir string) ([]protocol.Record, error) {
+	names, err := os.ReadDir(pdir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []protocol.Record{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "hwepoch-durable-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	for _, n := range names {
+		if !strings.HasSuffix(n.Name(), ".log") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(pdir, n.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, n.Name()), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	l, err := storage.Open(tmp, storage.Options{Recover: true})
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	snap, err := l.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]protocol.Record, len(snap.Records))
+	for i, r := range snap.Records {
+		out[i] = protocol.Record{Offset: r.Offset, LeaderEpoch: r.LeaderEpoch, ID: r.ID}
+	}
+	return out, nil
+}
