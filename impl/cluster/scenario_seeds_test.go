@@ -50,3 +50,59 @@ func TestSeedsDataLossWithAcks1(t *testing.T) {
 		})
 	}
 }
+
+// Scenario 2: A and B both fail with A = [m1 m2 m3], B = [m1 m2], both HW
+// 2; B comes back first, is elected and writes m4 at 2; A returns and
+// truncates to 2; B fails again before A fetches; A is elected (unclean:
+// the ISR is {B}) and writes m5 at 2; B returns with HW 3 and keeps m4.
+// Under HighWatermark offset 2 is m4 on B and m5 on A for good; under
+// LeaderEpoch B truncates to the end of epoch 0 and fetches m5.
+func TestSeedsDivergence(t *testing.T) {
+	for _, tc := range []struct {
+		policy   storage.Policy
+		diverges bool
+	}{{storage.HighWatermark, true}, {storage.LeaderEpoch, false}} {
+		t.Run(string(tc.policy), func(t *testing.T) {
+			policy := tc.policy
+			c := newStepped(t, 2, policy, func(c *Config) {
+				seedsConfig(c)
+				c.UncleanLeaderElectionEnable = true
+			})
+			apply(t, c, cat(
+				[]Step{S("Elect", A), S("HandleLeaderAndIsr", A)},
+				becomeFollower(policy, B, A, 1),
+				[]Step{S("Produce", A), S("Produce", A)},
+				fetchRound(B, A), fetchRound(B, A), // both HW 2
+				[]Step{S("Produce", A), // m3 at 2, on A only
+					S("CheckpointHW", A), S("CheckpointHW", B),
+					S("Crash", A, 3), S("Crash", B, 2),
+					S("Restart", B), S("Elect", B), // clean: B is in the ISR
+					S("HandleLeaderAndIsr", B), // the LeaderAndIsr of epoch 0 the restart brought
+					S("HandleLeaderAndIsr", B), // leader in epoch 1
+					S("Produce", B), // m4 at 2, HW 3
+					S("Restart", A)},
+				becomeFollower(policy, A, B, 1), // A truncates to 2
+				[]Step{S("CheckpointHW", B), S("Crash", B, 3),
+					S("Elect", A), S("HandleLeaderAndIsr", A), // unclean, epoch 2
+					S("Produce", A), // m5 at 2
+					S("Restart", B)},
+				becomeFollower(policy, B, A, 1),
+				fetchRound(B, A),
+			))
+			s := c.Snapshot()
+			t.Logf("final:\n%s", dump(s))
+			a, b := brokerOf(s, A).Partition, brokerOf(s, B).Partition
+			if !reconciled(a) || !reconciled(b) || a.LeaderEpoch != b.LeaderEpoch {
+				t.Fatalf("A and B are not reconciled in one epoch\n%s", dump(s))
+			}
+			at := diverged(s, A, B)
+			if tc.diverges {
+				if at != 2 || !slices.Equal(ids(s, A), []int64{1, 2, 5}) || !slices.Equal(ids(s, B), []int64{1, 2, 4}) {
+					t.Errorf("want A [1 2 5] and B [1 2 4] diverging at 2, got divergence at %d\n%s", at, dump(s))
+				}
+			} else if at != -1 || !slices.Equal(ids(s, A), ids(s, B)) || !slices.Equal(ids(s, B), []int64{1, 2, 5}) {
+				t.Errorf("want both logs [1 2 5], got divergence at %d\n%s", at, dump(s))
+			}
+		})
+	}
+}
