@@ -79,7 +79,7 @@ func TestKip101Scenario2(t *testing.T) {
 					S("Restart", B), S("Elect", B),
 					S("HandleLeaderAndIsr", B), // epoch 0's, from the restart
 					S("HandleLeaderAndIsr", B), // leader in epoch 1
-					S("Produce", B), // m3 at 1
+					S("Produce", B),            // m3 at 1
 					S("Restart", A)},
 				becomeFollower(policy, A, B, 1),
 				fetchRound(A, B),
@@ -135,7 +135,7 @@ func TestKip279FastLeaderChanges(t *testing.T) {
 				becomeFollower(policy, B, A, 1),
 				[]Step{S("Produce", A)}, fetchRound(B, A), // both [e0]
 				[]Step{S("Crash", A, 1), S("Elect", B), S("HandleLeaderAndIsr", B), S("Produce", B)}, // B: e1 at 1
-				[]Step{S("Crash", B, 2), S("Restart", A)}, lead(A, 3), // A: e2 at 1..3
+				[]Step{S("Crash", B, 2), S("Restart", A)}, lead(A, 3),                                // A: e2 at 1..3
 				[]Step{S("Crash", A, 4), S("Restart", B)}, lead(B, 1), // B: e3 at 2
 				[]Step{S("Crash", B, 3), S("Restart", A)}, lead(A, 2), // A: e4 at 4..5
 				[]Step{S("Restart", B)},

@@ -79,7 +79,7 @@ func TestSeedsDivergence(t *testing.T) {
 					S("Restart", B), S("Elect", B), // clean: B is in the ISR
 					S("HandleLeaderAndIsr", B), // the LeaderAndIsr of epoch 0 the restart brought
 					S("HandleLeaderAndIsr", B), // leader in epoch 1
-					S("Produce", B), // m4 at 2, HW 3
+					S("Produce", B),            // m4 at 2, HW 3
 					S("Restart", A)},
 				becomeFollower(policy, A, B, 1), // A truncates to 2
 				[]Step{S("CheckpointHW", B), S("Crash", B, 3),
