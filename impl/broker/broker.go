@@ -35,6 +35,8 @@ type Broker struct {
 	failMu sync.Mutex
 	failed error // first internal error (an I/O error, a storage refusal)
 
+	fetchWait delayedFetches // free mode's fetch purgatory
+
 	alterMu      sync.Mutex
 	alterResults map[uint64]protocol.AlterPartitionResponse // stepped mode
 }

@@ -41,9 +41,8 @@ type Config struct {
 	// ReplicaFetchBackoff is replica.fetch.backoff.ms: the pause after a
 	// failed fetcher request.
 	ReplicaFetchBackoff time.Duration
-	// ReplicaFetchWaitMax stands for replica.fetch.wait.max.ms: Kafka's
-	// leader holds an empty fetch that long; here the follower pauses that
-	// long after an empty response instead.
+	// ReplicaFetchWaitMax is replica.fetch.wait.max.ms: how long a leader
+	// holds a follower's fetch that would return nothing (free mode).
 	ReplicaFetchWaitMax time.Duration
 	// RequestTimeout is request.timeout.ms for fetcher and AlterPartition
 	// requests.

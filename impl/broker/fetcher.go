@@ -266,18 +266,14 @@ func (f *fetcherThread) handleOffsetsResponse(m netsim.Message, r protocol.Offse
 }
 
 // backoffAfter sets the pause before the next request (free mode):
-// replica.fetch.backoff.ms after an error, the fetch wait after an empty
-// fetch. The caller holds f.mu.
+// replica.fetch.backoff.ms after an error. An empty fetch needs no pause:
+// the leader held it (the fetch purgatory) until it had something or the
+// wait expired. The caller holds f.mu.
 func (f *fetcherThread) backoffAfter(failed, empty bool) {
-	if f.b.cfg.Stepped {
+	if f.b.cfg.Stepped || !failed {
 		return
 	}
-	switch {
-	case failed:
-		f.backoffUntil = f.b.now().Add(f.b.cfg.ReplicaFetchBackoff)
-	case empty && f.b.cfg.ReplicaFetchWaitMax > 0:
-		f.backoffUntil = f.b.now().Add(f.b.cfg.ReplicaFetchWaitMax)
-	}
+	f.backoffUntil = f.b.now().Add(f.b.cfg.ReplicaFetchBackoff)
 }
 
 func (f *fetcherThread) checkTimeout() {

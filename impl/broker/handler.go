@@ -85,6 +85,7 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 		}
 	}
 	b.deliver(evs...)
+	b.completeDelayedFetches(false)
 }
 
 // handleFetch is KafkaApis.handleFetchRequest -> ReplicaManager.fetchMessages
@@ -92,6 +93,15 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 // up is proposed for the ISR (Partition.maybeExpandIsr).
 func (b *Broker) handleFetch(m netsim.Message, req protocol.FetchRequest) {
 	b.clock.Witness(req.Lamport)
+	if b.shouldDelay(req) {
+		b.delayFetch(m, req)
+		return
+	}
+	b.answerFetch(m, req)
+}
+
+// answerFetch handles a fetch now.
+func (b *Broker) answerFetch(m netsim.Message, req protocol.FetchRequest) {
 	resp := protocol.FetchResponse{}
 	var evs []*Event
 	var expand []*Partition
@@ -126,6 +136,9 @@ func (b *Broker) handleFetch(m netsim.Message, req protocol.FetchRequest) {
 	b.deliver(evs...)
 	for _, p := range expand {
 		b.proposeIsrChange(p, isrExpand, req.ReplicaID) // refused if one is pending: fine
+	}
+	if req.ReplicaID != protocol.ConsumerReplicaID {
+		b.completeDelayedFetches(false) // the HW may have moved
 	}
 }
 
@@ -203,6 +216,9 @@ func (b *Broker) handleProduce(m netsim.Message, req protocol.ProduceRequest) {
 		}
 	}
 	b.deliver(ev)
+	if code == protocol.None {
+		b.completeDelayedFetches(false)
+	}
 }
 
 // handleAlterPartitionResponse completes an ISR change (spec ShrinkIsr /

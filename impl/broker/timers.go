@@ -13,6 +13,12 @@ func (b *Broker) runTimers() {
 	defer ckpt.Stop()
 	retry := time.NewTicker(max(b.cfg.RequestTimeout/2, time.Millisecond))
 	defer retry.Stop()
+	var fetchWait <-chan time.Time
+	if b.cfg.ReplicaFetchWaitMax > 0 {
+		t := time.NewTicker(max(b.cfg.ReplicaFetchWaitMax/2, 100*time.Microsecond))
+		defer t.Stop()
+		fetchWait = t.C
+	}
 	var flush <-chan time.Time
 	if b.cfg.LogFlushInterval > 0 {
 		t := time.NewTicker(b.cfg.LogFlushInterval)
@@ -30,6 +36,8 @@ func (b *Broker) runTimers() {
 			b.fail(err)
 		case <-retry.C:
 			b.retryAlterPartitions(b.now())
+		case <-fetchWait:
+			b.completeDelayedFetches(true)
 		case <-flush:
 			for _, p := range b.rm.all() {
 				b.fail(p.log.Flush())

@@ -95,7 +95,7 @@ func DefaultTiming() Timing {
 		RequestTimeout:                  100 * time.Millisecond,
 		HighWatermarkCheckpointInterval: 20 * time.Millisecond,
 		LogFlushInterval:                50 * time.Millisecond,
-		ControllerRetry:                 100 * time.Millisecond,
+		ControllerRetry:                 50 * time.Millisecond,
 		LeaderImbalanceCheckInterval:    300 * time.Millisecond,
 	}
 }

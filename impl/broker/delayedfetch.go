@@ -1,0 +1,77 @@
+package broker
+
+import (
+	"sync"
+	"time"
+
+	"github.com/hwepoch/hwepoch/impl/netsim"
+	"github.com/hwepoch/hwepoch/impl/protocol"
+)
+
+// delayedFetches is the fetch purgatory (Kafka's DelayedFetch), free mode
+// only: a follower's fetch that would read nothing and teach the leader
+// nothing is held for up to replica.fetch.wait.max.ms, until the leader has
+// something new (an append, a HW move, a leadership change). Completing it
+// handles it from scratch, as if it had just arrived, so holding it is
+// indistinguishable from a slower network: the spec's HandleFetch stays
+// one atomic step.
+type delayedFetches struct {
+	mu      sync.Mutex
+	pending []delayedFetch
+}
+
+type delayedFetch struct {
+	m        netsim.Message
+	req      protocol.FetchRequest
+	deadline time.Time
+}
+
+// shouldDelay reports whether a follower's fetch can wait: every partition
+// is led here in the request's epoch, asks for the LEO, and the leader
+// already knows the follower is there.
+func (b *Broker) shouldDelay(req protocol.FetchRequest) bool {
+	if b.cfg.Stepped || b.cfg.ReplicaFetchWaitMax <= 0 || req.ReplicaID == protocol.ConsumerReplicaID || len(req.Partitions) == 0 {
+		return false
+	}
+	for _, fp := range req.Partitions {
+		p, ok := b.rm.get(fp.TopicPartition)
+		if !ok {
+			return false
+		}
+		p.mu.Lock()
+		rr, known := p.remotes[req.ReplicaID]
+		idle := p.requestError(fp.CurrentLeaderEpoch) == protocol.None && fp.FetchOffset == p.leo() &&
+			known && rr.leo == fp.FetchOffset
+		p.mu.Unlock()
+		if !idle {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *Broker) delayFetch(m netsim.Message, req protocol.FetchRequest) {
+	b.fetchWait.mu.Lock()
+	b.fetchWait.pending = append(b.fetchWait.pending, delayedFetch{m: m, req: req, deadline: b.now().Add(b.cfg.ReplicaFetchWaitMax)})
+	b.fetchWait.mu.Unlock()
+}
+
+// completeDelayedFetches answers the held fetches: all of them (something
+// changed), or only the expired ones.
+func (b *Broker) completeDelayedFetches(onlyExpired bool) {
+	now := b.now()
+	b.fetchWait.mu.Lock()
+	var due, keep []delayedFetch
+	for _, d := range b.fetchWait.pending {
+		if onlyExpired && now.Before(d.deadline) {
+			keep = append(keep, d)
+		} else {
+			due = append(due, d)
+		}
+	}
+	b.fetchWait.pending = keep
+	b.fetchWait.mu.Unlock()
+	for _, d := range due {
+		b.answerFetch(d.m, d.req)
+	}
+}
