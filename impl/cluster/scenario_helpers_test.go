@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
-	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
@@ -152,5 +151,3 @@ func cat(parts ...[]Step) []Step {
 	}
 	return out
 }
-
-var _ = protocol.None

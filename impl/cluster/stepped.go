@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/netsim"
@@ -270,14 +269,3 @@ func (c *Cluster) LoseMessage(f int32) error {
 // InFlight is the network's pending messages (for drivers that want to
 // look before they step).
 func (c *Cluster) InFlight() []netsim.Message { return c.net.InFlight() }
-
-// Brokers' sorted ids with the given predicate, for drivers.
-func (c *Cluster) liveBrokers() []int32 {
-	var out []int32
-	for _, id := range c.BrokerIDs() {
-		if c.Alive(id) {
-			out = append(out, id)
-		}
-	}
-	return slices.Clip(out)
-}
