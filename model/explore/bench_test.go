@@ -1,0 +1,58 @@
+package explore
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hwepoch/hwepoch/model"
+)
+
+// benchConfig is le-fenced-2 with one record: 155,860 distinct states,
+// 620,737 generated, depth 35.
+var benchConfig = model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: "LeaderEpoch", Fencing: true,
+	Acks: "all", MinInsyncReplicas: 1, MaxRecords: 1, MaxEpoch: 2, MaxCrashes: 1}
+
+var benchInvariants = []string{"TypeOK", "HWBelowLEO", "LeaderInIsr", "EpochCacheWellFormed", "EpochCacheMatchesLog",
+	"RecordIdentity", "CommittedPrefixesAgree", "NoDivergence", "NoAckedLoss", "NoVisibleLoss"}
+
+// BenchmarkExplore reports the explorer's distinct states per second
+// (GOMAXPROCS workers) with every safety invariant checked.
+func BenchmarkExplore(b *testing.B) {
+	var distinct int64
+	var secs float64
+	for b.Loop() {
+		res, err := Run(context.Background(), &benchConfig, Options{Invariants: benchInvariants})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Violation != nil || res.Distinct != 155_860 {
+			b.Fatalf("unexpected result: %d distinct, %v", res.Distinct, res.Violation)
+		}
+		distinct += res.Distinct
+		secs += res.Duration.Seconds()
+	}
+	b.ReportMetric(float64(distinct)/secs, "states/s")
+}
+
+// BenchmarkNext measures successor generation alone on one state per level
+// of a short walk.
+func BenchmarkNext(b *testing.B) {
+	cfg := benchConfig
+	s := model.Init(&cfg)
+	var states []model.State
+	for range 12 {
+		states = append(states, s)
+		succ := model.Enabled(&cfg, s)
+		next, err := model.Apply(&cfg, s, succ[len(succ)/2])
+		if err != nil {
+			b.Fatal(err)
+		}
+		s = next
+	}
+	n := 0
+	for b.Loop() {
+		for i := range states {
+			_ = model.NextPtr(&cfg, &states[i], func(model.Action, *model.State) bool { n++; return true })
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/model/tlccfg"
+)
+
+// smallRuns is testdata/tlc-small.json: TLC's results on small
+// configurations that together cover every combination of the spec's
+// switches, so that every branch of every action is compared with TLC.
+type smallRuns struct {
+	About      string     `json:"about"`
+	TLCVersion string     `json:"tlcVersion"`
+	Runs       []smallRun `json:"runs"`
+}
+
+type smallRun struct {
+	Name       string       `json:"name"`
+	Config     model.Config `json:"config"`
+	Invariants []string     `json:"invariants"`
+	TLC        struct {
+		Verdict   string `json:"verdict"`
+		Property  string `json:"property"`
+		Distinct  int64  `json:"distinct"`
+		Generated int64  `json:"generated"`
+		Depth     int    `json:"depth"`
+	} `json:"tlc"`
+}
+
+const smallPath = "testdata/tlc-small.json"
+
+func loadSmall(t *testing.T) *smallRuns {
+	b, err := os.ReadFile(smallPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s smallRuns
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("%s: %v", smallPath, err)
+	}
+	if len(s.Runs) == 0 {
+		t.Fatalf("%s has no runs", smallPath)
+	}
+	return &s
+}
+
+// The explorer finds exactly TLC's distinct states, states generated and
+// depth on every small configuration.
+func TestSmallConfigsMatchTLC(t *testing.T) {
+	s := loadSmall(t)
+	for _, r := range s.Runs {
+		t.Run(r.Name, func(t *testing.T) {
+			t.Parallel()
+			cfg := r.Config
+			res, err := Run(context.Background(), &cfg, Options{Workers: 1, Invariants: r.Invariants, ConfigName: r.Name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			verdict := "holds"
+			if res.Violation != nil {
+				verdict = "violated"
+			}
+			if verdict != r.TLC.Verdict {
+				t.Fatalf("explorer: %s (%v); TLC: %s %s", verdict, res.Violation, r.TLC.Verdict, r.TLC.Property)
+			}
+			if verdict == "violated" {
+				if res.Violation.Property != r.TLC.Property {
+					t.Fatalf("explorer violated %s, TLC %s", res.Violation.Property, r.TLC.Property)
+				}
+				return
+			}
+			if res.Distinct != r.TLC.Distinct || res.Generated != r.TLC.Generated || res.Depth != r.TLC.Depth {
+				t.Errorf("explorer: %d distinct, %d generated, depth %d; TLC: %d, %d, depth %d (%s)",
+					res.Distinct, res.Generated, res.Depth, r.TLC.Distinct, r.TLC.Generated, r.TLC.Depth, cfg.String())
+			}
+		})
+	}
+}
+
+// TestRegenerateSmallTLCRuns reruns TLC on every configuration of
+// testdata/tlc-small.json and rewrites TLC's numbers there. It runs only
+// with HWEPOCH_REGEN_TLC=1 and TLA2TOOLS_JAR set.
+func TestRegenerateSmallTLCRuns(t *testing.T) {
+	jar := os.Getenv("TLA2TOOLS_JAR")
+	if os.Getenv("HWEPOCH_REGEN_TLC") != "1" || jar == "" {
+		t.Skip("set HWEPOCH_REGEN_TLC=1 and TLA2TOOLS_JAR to rerun TLC on testdata/tlc-small.json's configurations")
+	}
+	s := loadSmall(t)
+	spec, err := os.ReadFile(filepath.Join(specDir(t), "Replication.tla"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Replication.tla"), spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reGen := regexp.MustCompile(`(\d+) states generated, (\d+) distinct states found`)
+	reDepth := regexp.MustCompile(`depth of the complete state graph search is (\d+)`)
+	reViol := regexp.MustCompile(`Error: (?:Invariant|Action property) (\w+) is violated`)
+	reVersion := regexp.MustCompile(`TLC2 Version \S+`)
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		cfgPath := filepath.Join(dir, r.Name+".cfg")
+		if err := os.WriteFile(cfgPath, []byte(FormatCfg(&r.Config, r.Invariants)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("java", "-XX:+UseParallelGC", "-cp", jar, "tlc2.TLC", "-workers", "1", "-deadlock",
+			"-metadir", filepath.Join(dir, "meta-"+r.Name), "-config", r.Name+".cfg", "Replication.tla")
+		cmd.Dir = dir
+		out, _ := cmd.CombinedOutput()
+		g, d := reGen.FindSubmatch(out), reDepth.FindSubmatch(out)
+		if g == nil || d == nil {
+			t.Fatalf("%s: TLC's output has no counts:\n%s", r.Name, out)
+		}
+		r.TLC.Generated, _ = strconv.ParseInt(string(g[1]), 10, 64)
+		r.TLC.Distinct, _ = strconv.ParseInt(string(g[2]), 10, 64)
+		r.TLC.Depth, _ = strconv.Atoi(string(d[1]))
+		r.TLC.Verdict, r.TLC.Property = "holds", ""
+		if v := reViol.FindSubmatch(out); v != nil {
+			r.TLC.Verdict, r.TLC.Property = "violated", string(v[1])
+		}
+		if v := reVersion.Find(out); v != nil {
+			s.TLCVersion = string(v)
+		}
+	}
+	b, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(smallPath, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FormatCfg writes a TLC .cfg for cfg checking the given invariants.
+func FormatCfg(cfg *model.Config, invariants []string) string {
+	var b strings.Builder
+	names := make([]string, len(cfg.Replicas))
+	for i, r := range cfg.Replicas {
+		names[i] = string(r)
+	}
+	tf := func(x bool) string {
+		if x {
+			return "TRUE"
+		}
+		return "FALSE"
+	}
+	fmt.Fprintf(&b, "SPECIFICATION Spec\nCONSTANTS\n    Replicas = {%s}\n    None = None\n", strings.Join(names, ", "))
+	fmt.Fprintf(&b, "    Truncation = %q\n    Fencing = %s\n    Acks = %q\n    MinInsyncReplicas = %d\n",
+		cfg.Truncation, tf(cfg.Fencing), cfg.Acks, cfg.MinInsyncReplicas)
+	fmt.Fprintf(&b, "    MinIsrGatesHW = %s\n    UncleanLeaderElectionEnable = %s\n    UnflushedLoss = %s\n    LossyNetwork = %s\n",
+		tf(cfg.MinIsrGatesHW), tf(cfg.UncleanLeaderElectionEnable), tf(cfg.UnflushedLoss), tf(cfg.LossyNetwork))
+	fmt.Fprintf(&b, "    MaxRecords = %d\n    MaxEpoch = %d\n    MaxCrashes = %d\n", cfg.MaxRecords, cfg.MaxEpoch, cfg.MaxCrashes)
+	if len(invariants) > 0 {
+		fmt.Fprintf(&b, "INVARIANTS\n    %s\n", strings.Join(invariants, "\n    "))
+	}
+	return b.String()
+}
+
+// FormatCfg's output parses back to the same configuration.
+func TestFormatCfgRoundTrip(t *testing.T) {
+	for _, r := range loadSmall(t).Runs[:3] {
+		f, err := tlccfg.Parse(r.Name+".cfg", []byte(FormatCfg(&r.Config, r.Invariants)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		chk, err := f.ToCheck()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if chk.Config.String() != r.Config.String() {
+			t.Fatalf("%s: got %s", r.Name, chk.Config.String())
+		}
+	}
+}
