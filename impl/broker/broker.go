@@ -3,7 +3,6 @@ package broker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +35,18 @@ type Broker struct {
 	failed error // first internal error (an I/O error, a storage refusal)
 
 	fetchWait delayedFetches // free mode's fetch purgatory
+	// lastLeaderAndIsr is the correlation id of the last LeaderAndIsr
+	// applied (the controller's are increasing); only the serve goroutine
+	// touches it.
+	lastLeaderAndIsr uint64
+
+	// connMu is held (shared) while a message from a peer is checked
+	// against peerCrash and handled, and exclusively by ConnectionLost, so
+	// once ConnectionLost returns nothing the peer sent before its crash is
+	// being handled or will be.
+	connMu    sync.RWMutex
+	peerMu    sync.Mutex
+	peerCrash map[int32]uint64 // per peer: the Lamport stamp of its last crash
 
 	alterMu      sync.Mutex
 	alterResults map[uint64]protocol.AlterPartitionResponse // stepped mode
@@ -155,13 +166,15 @@ type CrashSpec struct {
 	LoseUnflushed bool
 }
 
-// Crash stops the broker's goroutines and drops its volatile state; the
-// logs keep what spec says. The caller cuts the broker off the network
-// first. The Broker is unusable afterwards.
+// Stop halts the broker's goroutines (the first half of a crash: nothing
+// more happens on it) without touching its logs.
+func (b *Broker) Stop() { b.stop() }
+
+// Crash stops the broker's goroutines (if Stop has not) and drops its
+// volatile state; the logs keep what spec says. The caller cuts the broker
+// off the network. The Broker is unusable afterwards.
 func (b *Broker) Crash(spec CrashSpec) error {
-	if !b.stop() {
-		return fmt.Errorf("broker %d: already stopped", b.cfg.BrokerID)
-	}
+	b.stop()
 	var errs []error
 	for _, p := range b.rm.all() {
 		if k, ok := spec.Keep[p.tp]; ok {

@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/hwepoch/hwepoch/impl/netsim"
@@ -66,6 +67,9 @@ type Config struct {
 	// Clock is the broker's Lamport clock; pass the same one to every
 	// incarnation so stamps keep increasing across restarts. Nil: a new one.
 	Clock *protocol.LamportClock
+	// Sequence, if set, numbers events across every node sharing it
+	// (Event.Seq).
+	Sequence *atomic.Uint64
 	// History, if set, records every record that goes below a leader's HW
 	// (the spec's ghost variable committed).
 	History History

@@ -28,6 +28,11 @@ type Event struct {
 	Params    map[string]int64
 	Partition protocol.TopicPartition
 	Lamport   uint64
+	// Seq orders every event of a process-wide run (Config.Sequence): a
+	// total order consistent with real time, hence with causality, which
+	// is what a replay needs (a crash drops what is in flight at that
+	// moment, which no message stamp tells).
+	Seq uint64
 	// Received is the netsim id of the message this event handled (0: none).
 	Received uint64
 	// Sent are the netsim ids of the messages this event sent.
@@ -47,6 +52,7 @@ func (b *Broker) event(p *Partition, action string, params map[string]int64, rec
 		Params:    params,
 		Partition: p.tp,
 		Lamport:   b.clock.Tick(),
+		Seq:       b.nextSeq(),
 		Received:  received,
 		Post:      p.stateLocked(),
 	}
@@ -62,4 +68,12 @@ func (b *Broker) deliver(evs ...*Event) {
 			b.cfg.Hook(*e)
 		}
 	}
+}
+
+// nextSeq draws from the shared event sequence (0 when there is none).
+func (b *Broker) nextSeq() uint64 {
+	if b.cfg.Sequence == nil {
+		return 0
+	}
+	return b.cfg.Sequence.Add(1)
 }

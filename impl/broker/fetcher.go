@@ -92,12 +92,21 @@ func (f *fetcherThread) drain() {
 		if f.b.ctx.Err() != nil {
 			continue // crashed: whatever arrives dies with us
 		}
-		switch r := m.Payload.(type) {
-		case protocol.FetchResponse:
-			f.handleFetchResponse(m, r)
-		case protocol.OffsetsForLeaderEpochResponse:
-			f.handleOffsetsResponse(m, r)
-		}
+		f.handle(m)
+	}
+}
+
+func (f *fetcherThread) handle(m netsim.Message) {
+	f.b.connMu.RLock()
+	defer f.b.connMu.RUnlock()
+	if h, ok := protocol.HeaderOf(m.Payload); ok && f.b.fromDeadConnection(f.source, h.Lamport) {
+		return // sent by an incarnation of the leader that has crashed since
+	}
+	switch r := m.Payload.(type) {
+	case protocol.FetchResponse:
+		f.handleFetchResponse(m, r)
+	case protocol.OffsetsForLeaderEpochResponse:
+		f.handleOffsetsResponse(m, r)
 	}
 }
 

@@ -22,6 +22,18 @@ func (b *Broker) serve() {
 }
 
 func (b *Broker) handle(m netsim.Message) {
+	b.connMu.RLock()
+	defer b.connMu.RUnlock()
+	switch req := m.Payload.(type) {
+	case protocol.FetchRequest:
+		if req.ReplicaID != protocol.ConsumerReplicaID && b.fromDeadConnection(req.ReplicaID, req.Lamport) {
+			return
+		}
+	case protocol.OffsetsForLeaderEpochRequest:
+		if b.fromDeadConnection(req.ReplicaID, req.Lamport) {
+			return
+		}
+	}
 	switch req := m.Payload.(type) {
 	case protocol.LeaderAndIsrRequest:
 		b.handleLeaderAndIsr(m, req)
@@ -48,6 +60,14 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 	b.clock.Witness(req.Lamport)
 	me := b.cfg.BrokerID
 	resp := protocol.LeaderAndIsrResponse{Errors: map[protocol.TopicPartition]protocol.Error{}}
+	if req.CorrelationID != 0 && req.CorrelationID <= b.lastLeaderAndIsr {
+		// The controller resent a request we applied (our answer was
+		// lost): answer again, change nothing, record nothing.
+		resp.Header = protocol.Header{CorrelationID: req.CorrelationID, Lamport: b.clock.Tick()}
+		b.send(m.From, resp)
+		return
+	}
+	b.lastLeaderAndIsr = req.CorrelationID
 	var evs []*Event
 	for _, st := range req.Partitions {
 		p, err := b.rm.getOrCreate(st.TopicPartition, st.Replicas)
@@ -234,6 +254,9 @@ func (b *Broker) handleAlterPartitionResponse(m netsim.Message, r protocol.Alter
 	var ev *Event
 	if kind != 0 {
 		ev = b.event(p, kind.action(), map[string]int64{"l": int64(b.cfg.BrokerID), "f": int64(f)}, uint64(m.ID))
+		if ev != nil && r.TraceSeq != 0 {
+			ev.Seq = r.TraceSeq
+		}
 	}
 	p.mu.Unlock()
 	b.recordAlterResult(r)

@@ -76,13 +76,32 @@ func (b *Broker) RequestTimedOut(corr uint64) bool {
 	return false
 }
 
-// ConnectionLost tells the broker that peer crashed: its fetcher for peer
-// abandons the request in flight there (NetworkClient notices the closed
-// connection), freeing the partitions' slots.
-func (b *Broker) ConnectionLost(peer int32) {
+// ConnectionLost tells the broker that peer crashed, at Lamport time
+// stamp of the peer's clock: its fetcher for peer abandons the request in
+// flight there (NetworkClient notices the closed connection), freeing the
+// partitions' slots, and messages the peer sent before it crashed that
+// still wait in a mailbox are discarded when taken (their connection is
+// gone) — the spec's Crash loses every message to or from the broker.
+func (b *Broker) ConnectionLost(peer int32, stamp uint64) {
+	b.connMu.Lock()
+	defer b.connMu.Unlock()
+	b.peerMu.Lock()
+	if b.peerCrash == nil {
+		b.peerCrash = map[int32]uint64{}
+	}
+	b.peerCrash[peer] = max(b.peerCrash[peer], stamp)
+	b.peerMu.Unlock()
 	if t, ok := b.fetchers.existing(peer); ok {
 		t.abandon(0, false)
 	}
+}
+
+// fromDeadConnection reports whether a message stamped lamport by peer was
+// sent before the peer's last crash.
+func (b *Broker) fromDeadConnection(peer int32, lamport uint64) bool {
+	b.peerMu.Lock()
+	defer b.peerMu.Unlock()
+	return lamport < b.peerCrash[peer]
 }
 
 // FetcherInFlight returns the correlation id of the request the fetcher

@@ -43,6 +43,22 @@ type ChaosConfig struct {
 	SettleTimeout time.Duration
 }
 
+// ReplaySettings are the settings that rebuild this run's cluster in
+// stepped mode (Replay, WriteSteps).
+func (cc ChaosConfig) ReplaySettings() []string {
+	out := []string{
+		"brokers=" + fmt.Sprint(cc.Brokers),
+		"Truncation=" + string(cc.Policy),
+		"Fencing=" + fmt.Sprint(cc.Fencing),
+		"acks=" + cc.Acks.String(),
+		"min.insync.replicas=" + fmt.Sprint(cc.MinInsyncReplicas),
+		"unclean.leader.election.enable=" + fmt.Sprint(cc.UncleanLeaderElectionEnable),
+		"UnflushedLoss=" + fmt.Sprint(cc.UnflushedLoss),
+		"LossyNetwork=true",
+	}
+	return out
+}
+
 // DefaultChaos is the campaign's configuration: RF=3, acks=all,
 // min.insync.replicas=2, clean elections, fencing, LeaderEpoch.
 func DefaultChaos(dir string, seed uint64) ChaosConfig {
@@ -74,8 +90,8 @@ type ChaosResult struct {
 	Actions   []string // the chaos schedule, in order
 	Converged bool
 	Verdict   Verdict
-	// Steps are the run's events as spec steps in a causal order (by
-	// Lamport stamp): a stepped replay of the run.
+	// Steps are the run's events as spec steps in the order they happened:
+	// a stepped replay of the run (Replay).
 	Steps []Step
 	Err   error
 	Final Snapshot
@@ -111,18 +127,14 @@ func (r *recorder) hook(e Event) {
 	r.mu.Unlock()
 }
 
-// steps orders the events by Lamport stamp (ties by node) and turns them
-// into spec steps.
+// steps orders the events by their sequence number (real-time order, so
+// causal order, with crashes in their place) and turns them into spec
+// steps.
 func (r *recorder) steps() []Step {
 	r.mu.Lock()
 	evs := slices.Clone(r.events)
 	r.mu.Unlock()
-	sort.SliceStable(evs, func(i, j int) bool {
-		if evs[i].Lamport != evs[j].Lamport {
-			return evs[i].Lamport < evs[j].Lamport
-		}
-		return evs[i].Broker < evs[j].Broker
-	})
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Seq < evs[j].Seq })
 	out := make([]Step, 0, len(evs))
 	for _, e := range evs {
 		if s, ok := StepOf(e); ok {

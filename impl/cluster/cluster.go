@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/client"
@@ -27,6 +28,7 @@ type Cluster struct {
 	history  *history
 	focus    protocol.TopicPartition
 	assign   map[protocol.TopicPartition][]int32
+	seq      atomic.Uint64 // Event.Seq of every node
 
 	// opMu serializes the cluster-level operations (steps, crash, restart,
 	// snapshot) so a free-mode driver and a snapshotter do not interleave.
@@ -194,6 +196,7 @@ func (c *Cluster) brokerConfig(s *slot) broker.Config {
 	cfg.LogFlushInterval = t.LogFlushInterval
 	cfg.Stepped = c.cfg.Mode == Stepped
 	cfg.Clock = s.clock
+	cfg.Sequence = &c.seq
 	cfg.History = c.history
 	if c.cfg.Hook != nil {
 		cfg.Hook = c.cfg.Hook

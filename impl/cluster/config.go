@@ -115,7 +115,7 @@ func DefaultConfig(dir string) Config {
 	}
 }
 
-// Set sets a setting by its Kafka (or spec) name: acks,
+// Set sets a setting by its Kafka (or spec) name: brokers, acks,
 // min.insync.replicas, unclean.leader.election.enable,
 // auto.leader.rebalance.enable, replica.lag.time.max.ms,
 // replica.fetch.backoff.ms, replica.fetch.wait.max.ms, request.timeout.ms,
@@ -141,6 +141,12 @@ func (c *Config) Set(key, value string) error {
 		return nil
 	}
 	switch key {
+	case "brokers":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 {
+			return bad(fmt.Errorf("want a positive integer"))
+		}
+		c.Brokers = n
 	case "acks":
 		a, err := protocol.ParseAcks(value)
 		if err != nil {

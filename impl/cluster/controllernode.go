@@ -38,6 +38,9 @@ type controllerNode struct {
 	// answer was lost is not left behind the controller's ISR.
 	lastAlter map[protocol.TopicPartition]protocol.AlterPartitionRequest
 	corr      uint64
+	// crashed is each broker's last crash stamp: what it sent before is
+	// discarded, its connection being gone (see broker.ConnectionLost).
+	crashed map[int32]uint64
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -64,7 +67,7 @@ func newControllerNode(cl *Cluster) (*controllerNode, error) {
 		return nil, err
 	}
 	n := &controllerNode{cl: cl, ctrl: ctrl, ep: ep, clock: &protocol.LamportClock{}, cmds: make(chan func()),
-		channels: map[int32]*brokerChannel{}, lastAlter: map[protocol.TopicPartition]protocol.AlterPartitionRequest{}}
+		channels: map[int32]*brokerChannel{}, crashed: map[int32]uint64{}, lastAlter: map[protocol.TopicPartition]protocol.AlterPartitionRequest{}}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	return n, nil
 }
@@ -130,6 +133,11 @@ func (n *controllerNode) do(f func()) error {
 }
 
 func (n *controllerNode) handle(m netsim.Message) {
+	if id, ok := brokerOfNode(m.From); ok {
+		if h, ok := protocol.HeaderOf(m.Payload); ok && h.Lamport < n.crashed[id] {
+			return
+		}
+	}
 	switch r := m.Payload.(type) {
 	case protocol.LeaderAndIsrResponse:
 		n.clock.Witness(r.Lamport)
@@ -179,6 +187,7 @@ func (n *controllerNode) handleAlterPartition(m netsim.Message, r protocol.Alter
 	} else {
 		if !retry {
 			n.lastAlter[r.Partition] = r
+			resp.TraceSeq = n.cl.seq.Add(1)
 		}
 		resp.Leader, resp.LeaderEpoch, resp.PartitionEpoch = int32(lai.Leader), lai.LeaderEpoch, lai.PartitionEpoch
 		resp.Isr = toInt32(lai.Isr)
@@ -225,6 +234,7 @@ func (n *controllerNode) announce(results []controller.ElectionResult) {
 			Params:    map[string]int64{"r": int64(r.Elected.Leader), "epoch": int64(r.Elected.LeaderEpoch)},
 			Partition: protocol.TopicPartition{Topic: r.Partition.Topic, Partition: r.Partition.Partition},
 			Lamport:   n.clock.Tick(),
+			Seq:       n.cl.seq.Add(1),
 		})
 	}
 	for _, b := range sortedKeys(per) {
@@ -296,6 +306,12 @@ func (n *controllerNode) resendOverdue() {
 	}
 }
 
+// markCrashed makes the controller discard what broker b sent before its
+// crash at Lamport time stamp (its connection is gone).
+func (n *controllerNode) markCrashed(b int32, stamp uint64) error {
+	return n.do(func() { n.crashed[b] = max(n.crashed[b], stamp) })
+}
+
 // brokerFailed is the controller noticing a broker is gone
 // (KafkaController.onBrokerFailure): its channel is dropped (spec Crash
 // empties controllerQueue[r]) and, in free mode, offline partitions get an
@@ -303,6 +319,7 @@ func (n *controllerNode) resendOverdue() {
 func (n *controllerNode) brokerFailed(b int32, lamport uint64) error {
 	return n.do(func() {
 		n.clock.Witness(lamport)
+		n.crashed[b] = max(n.crashed[b], lamport)
 		n.mu.Lock()
 		delete(n.channels, b)
 		n.mu.Unlock()

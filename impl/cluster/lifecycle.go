@@ -24,6 +24,9 @@ func (c *Cluster) crash(id int32, spec broker.CrashSpec) error {
 		return err
 	}
 	s := c.slots[id]
+	// Halt it first, so it does nothing after the crash's place in the
+	// order of events; then cut it off; then tell the others.
+	b.Stop()
 	for _, n := range c.nodesOf(id) {
 		if c.cfg.Mode == Free {
 			_, err = c.net.Isolate(n)
@@ -41,20 +44,24 @@ func (c *Cluster) crash(id int32, spec broker.CrashSpec) error {
 	c.mu.Unlock()
 	s.offline, err = readDurable(s.dir, c.partitionsOf(id))
 	stamp := s.clock.Tick()
-	ev := Event{Broker: id, Action: ActCrash, Params: map[string]int64{"r": int64(id)}, Partition: c.focus, Lamport: stamp}
-	if k, ok := spec.Keep[c.focus]; ok {
-		ev.Params["keep"] = k
+	// Everyone stops listening to the dead incarnation before the crash
+	// takes its place in the order of events.
+	for _, other := range c.BrokerIDs() {
+		if ob, e := c.broker(other); e == nil {
+			ob.ConnectionLost(id, stamp)
+		}
 	}
+	markErr := c.ctrl.markCrashed(id, stamp)
+	ev := Event{Broker: id, Action: ActCrash, Params: map[string]int64{"r": int64(id)}, Partition: c.focus,
+		Lamport: stamp, Seq: c.seq.Add(1)}
+	// keep is what survived, whatever the crash's kind: the replayable
+	// Crash(r, keep).
+	ev.Params["keep"] = s.offline[c.focus].LEO
 	ev.Post = s.offline[c.focus]
 	c.emit(ev)
 	ctrlErr := c.ctrl.brokerFailed(id, stamp)
-	for _, other := range c.BrokerIDs() {
-		if ob, e := c.broker(other); e == nil {
-			ob.ConnectionLost(id)
-		}
-	}
 	c.producer.ConnectionLost(id)
-	return errors.Join(crashErr, err, ctrlErr)
+	return errors.Join(crashErr, err, markErr, ctrlErr)
 }
 
 // restart starts a new incarnation of broker id on its directory and tells
@@ -83,7 +90,8 @@ func (c *Cluster) restart(id int32) error {
 	s.offline = nil
 	c.mu.Unlock()
 	stamp := s.clock.Tick()
-	ev := Event{Broker: id, Action: ActRestart, Params: map[string]int64{"r": int64(id)}, Partition: c.focus, Lamport: stamp}
+	ev := Event{Broker: id, Action: ActRestart, Params: map[string]int64{"r": int64(id)}, Partition: c.focus,
+		Lamport: stamp, Seq: c.seq.Add(1)}
 	if p, ok := b.Partition(c.focus); ok {
 		ev.Post = p.State()
 	}

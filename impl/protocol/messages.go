@@ -225,6 +225,10 @@ type AlterPartitionResponse struct {
 	LeaderEpoch    int32
 	Isr            []BrokerID
 	PartitionEpoch int32
+	// TraceSeq is the trace order the controller gave the change when it
+	// applied it (0 if none): the leader's ShrinkIsr / ExpandIsr event takes
+	// its place there, where the ISR really changed.
+	TraceSeq uint64
 }
 
 // HeaderOf returns the header of any message of this package.
