@@ -1,0 +1,103 @@
+package model
+
+import "testing"
+
+func entries(pairs ...int) []Entry {
+	var c []Entry
+	for i := 0; i < len(pairs); i += 2 {
+		c = append(c, Entry{Epoch: pairs[i], Start: pairs[i+1]})
+	}
+	return c
+}
+
+func TestAssign(t *testing.T) {
+	cases := []struct {
+		c    []Entry
+		e, s int
+		want []Entry
+	}{
+		{nil, 0, 0, entries(0, 0)},
+		{entries(0, 0), 0, 3, entries(0, 0)},             // same epoch, later start: no-op
+		{entries(0, 0, 2, 3), 1, 2, entries(0, 0, 1, 2)}, // drops epoch >= 1 and start >= 2
+		{entries(0, 0, 2, 3), 3, 5, entries(0, 0, 2, 3, 3, 5)},
+		{entries(0, 0, 2, 3), 2, 1, entries(0, 0, 2, 1)}, // same epoch, earlier start: replaced
+	}
+	for _, c := range cases {
+		if got := Assign(c.c, c.e, c.s); !equalEntries(got, c.want) {
+			t.Errorf("Assign(%v, %d, %d) = %v, want %v", c.c, c.e, c.s, got, c.want)
+		}
+	}
+}
+
+func equalEntries(a, b []Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The leader's answers and the follower's truncation points of
+// shared/design.md §6, cases c to g.
+func TestEndOffsetForDesignCases(t *testing.T) {
+	cases := []struct {
+		name     string
+		leader   []Entry
+		leaderLE int
+		asked    int
+		want     EpochOffset
+	}{
+		{"c", entries(1, 0, 2, 2), 2, 1, EpochOffset{1, 2}},
+		{"d", entries(1, 0, 3, 2), 2, 2, EpochOffset{1, 2}},
+		{"e", entries(1, 0, 3, 2, 4, 4), 4, 2, EpochOffset{1, 2}},
+		{"f", entries(1, 0, 3, 2), 2, 2, EpochOffset{1, 2}},
+		{"g", entries(1, 0, 3, 1, 4, 2), 2, 2, EpochOffset{1, 1}},
+		{"latest", entries(1, 0, 3, 2), 5, 3, EpochOffset{3, 5}},
+		{"undefined", entries(1, 0), 5, -1, EpochOffset{-1, -1}},
+		{"above all", entries(1, 0), 5, 4, EpochOffset{-1, -1}},
+		{"below first", entries(2, 1), 5, 1, EpochOffset{1, 1}},
+	}
+	for _, c := range cases {
+		if got := EndOffsetFor(c.leader, c.leaderLE, c.asked); got != c.want {
+			t.Errorf("%s: EndOffsetFor(%v, %d, %d) = %v, want %v", c.name, c.leader, c.leaderLE, c.asked, got, c.want)
+		}
+	}
+	// The follower's side of f and g.
+	cfg := &Config{Replicas: []Replica{"a", "b"}, Truncation: LeaderEpoch, Acks: "1", MinInsyncReplicas: 1}
+	f := Init(cfg)
+	f.Log[0] = []Record{{1, 1}, {2, 2}, {3, 2}}
+	f.EpochCache[0] = entries(1, 0, 2, 1)
+	f.Hw[0] = 0
+	if got := TruncationTarget(cfg, &f, 0, Msg{Epoch: 1, Offset: 2}); got != (Target{1, true}) {
+		t.Errorf("f: %v, want truncate to 1", got)
+	}
+	g := Init(cfg)
+	g.Log[0] = []Record{{1, 2}}
+	g.EpochCache[0] = entries(2, 0)
+	if got := TruncationTarget(cfg, &g, 0, Msg{Epoch: 1, Offset: 1}); got != (Target{0, true}) {
+		t.Errorf("g: %v, want truncate to 0", got)
+	}
+	// KIP-279's loop: the follower does not know the leader's epoch and asks again.
+	k := Init(cfg)
+	k.Log[0] = []Record{{1, 0}, {2, 1}, {3, 3}}
+	k.EpochCache[0] = entries(0, 0, 1, 1, 3, 2)
+	if got := TruncationTarget(cfg, &k, 0, Msg{Epoch: 2, Offset: 4}); got != (Target{2, false}) {
+		t.Errorf("KIP-279: %v, want truncate to 2 and ask again", got)
+	}
+}
+
+func TestKip101EndOffset(t *testing.T) {
+	c := entries(0, 0, 2, 1, 4, 4)
+	for _, x := range []struct{ e, want int }{{4, 6}, {3, 4}, {1, 1}, {0, 1}, {-1, -1}, {5, -1}} {
+		if got := Kip101EndOffset(c, 6, x.e); got != x.want {
+			t.Errorf("Kip101EndOffset(%v, 6, %d) = %d, want %d", c, x.e, got, x.want)
+		}
+	}
+	if got := Kip101EndOffset(nil, 3, -1); got != 3 {
+		t.Errorf("empty cache, epoch -1: %d, want the LEO (LatestEpoch(<<>>) = -1)", got)
+	}
+}
