@@ -5,7 +5,8 @@
 (* policies Kafka has shipped:                                             *)
 (*                                                                         *)
 (*   "HighWatermark"  Kafka <= 0.10.2: truncate to the local HW on becoming *)
-(*                    follower and on restart.                             *)
+(*                    follower (a restarted broker becomes one through     *)
+(*                    LeaderAndIsr).                                       *)
 (*   "Kip101"         Kafka 0.11.0: OffsetsForLeaderEpoch v0, the leader    *)
 (*                    answers the start offset of the next higher epoch.   *)
 (*   "LeaderEpoch"    KIP-101 + KIP-279: the leader answers (epoch, end     *)
@@ -189,12 +190,14 @@ NewlyAcked(lg, old, new, e, s) ==
 
 (* Update hw, committed and acked after leader l's log, ISR or follower     *)
 (* views changed to lg, s, views.  Used by every action that can move a     *)
-(* leader's HW.                                                             *)
-AdvanceHW(l, lg, s, views) ==
+(* leader's HW.  ackEpoch is the epoch whose produce requests l holds: its  *)
+(* current one, or -1 for a replica just made leader, which holds none (it  *)
+(* fetched its records as a follower; nobody is waiting on it for them).    *)
+AdvanceHW(l, lg, s, views, ackEpoch) ==
     LET new == NewHW(l, lg, s, views, hw[l])
     IN  /\ hw' = [hw EXCEPT ![l] = new]
         /\ committed' = committed \cup NewlyCommitted(lg, hw[l], new)
-        /\ acked' = acked \cup NewlyAcked(lg, hw[l], new, leaderEpoch[l], s)
+        /\ acked' = acked \cup NewlyAcked(lg, hw[l], new, ackEpoch, s)
 
 (* Truncating replica r's log to offset o (no-op beyond LEO, but the epoch *)
 (* cache is always truncated, as UnifiedLog.truncateTo does).               *)
@@ -269,7 +272,7 @@ BecomeLeader(r, m) ==
         /\ followerLeo' = [followerLeo EXCEPT ![r] = NoViews]
         /\ fetchState' = [fetchState EXCEPT ![r] = "None"]
         /\ epochCache' = [epochCache EXCEPT ![r] = c]
-        /\ AdvanceHW(r, log[r], m.isr, NoViews)
+        /\ AdvanceHW(r, log[r], m.isr, NoViews, -1)
         /\ UNCHANGED <<log, hwCheckpoint>>
 
 BecomeFollower(r, m) ==
@@ -390,7 +393,7 @@ HandleFetch(l, f) ==
            THEN LET views == [followerLeo[l] EXCEPT ![f] = m.offset]
                     new   == NewHW(l, log[l], isr[l], views, hw[l])
                 IN  /\ followerLeo' = [followerLeo EXCEPT ![l] = views]
-                    /\ AdvanceHW(l, log[l], isr[l], views)
+                    /\ AdvanceHW(l, log[l], isr[l], views, leaderEpoch[l])
                     /\ inflight' = [inflight EXCEPT ![f] =
                                        FetchResp(l, f, "NONE", m.offset,
                                                  SubSeq(log[l], m.offset + 1, LEO(l)), new, LEO(l),
@@ -447,7 +450,7 @@ ShrinkIsr(l, f) ==
     /\ LET s == isr[l] \ {f}
        IN  /\ isr' = [isr EXCEPT ![l] = s]
            /\ ctrlIsr' = s
-           /\ AdvanceHW(l, log[l], s, followerLeo[l])
+           /\ AdvanceHW(l, log[l], s, followerLeo[l], leaderEpoch[l])
     /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState,
                    ctrlLeader, ctrlEpoch, net, nextId, crashes>>
 
@@ -459,7 +462,7 @@ ExpandIsr(l, f) ==
     /\ LET s == isr[l] \cup {f}
        IN  /\ isr' = [isr EXCEPT ![l] = s]
            /\ ctrlIsr' = s
-           /\ AdvanceHW(l, log[l], s, followerLeo[l])
+           /\ AdvanceHW(l, log[l], s, followerLeo[l], leaderEpoch[l])
     /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState,
                    ctrlLeader, ctrlEpoch, net, nextId, crashes>>
 
@@ -542,6 +545,11 @@ Next ==
     \/ \E f \in Replicas : LoseMessage(f)
 
 Spec == Init /\ [][Next]_vars
+
+(* The spec treats replicas alike (no CHOOSE among replicas, a symmetric    *)
+(* Init, elections open to every eligible replica), so a configuration may *)
+(* ask TLC to explore one state per permutation class of the replicas.     *)
+Symmetry == Permutations(Replicas)
 
 -----------------------------------------------------------------------------
 (* Safety properties. *)
