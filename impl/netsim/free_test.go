@@ -295,16 +295,30 @@ func TestNoGoroutineLeak(t *testing.T) {
 				}
 			}()
 		}
+		for i := range 100 {
+			_, _ = n.Send(NodeID(i%3), NodeID((i+1)%3), i) // half wait an hour
+		}
+		// The waiter starts only now, on a network that cannot become
+		// quiescent before Close: a message is due minutes from now. Started
+		// before the sends, it could see the network quiescent (before the
+		// first Send, or once the first undelayed messages were received) and
+		// rightly return nil.
+		n.mu.Lock()
+		farOff := false
+		for _, env := range n.pending {
+			farOff = farOff || time.Until(env.due) > time.Minute
+		}
+		n.mu.Unlock()
+		if !farOff {
+			t.Fatalf("round %d: no message delayed past a minute; the waiter could see quiescence", round)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if err := n.WaitQuiescent(context.Background()); !errors.Is(err, ErrClosed) {
-				t.Error(err)
+				t.Errorf("WaitQuiescent across Close: %v, want ErrClosed", err)
 			}
 		}()
-		for i := range 100 {
-			_, _ = n.Send(NodeID(i%3), NodeID((i+1)%3), i) // half wait an hour
-		}
 		time.Sleep(5 * time.Millisecond)
 		if err := n.Close(); err != nil {
 			t.Fatal(err)
