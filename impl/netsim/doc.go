@@ -25,9 +25,10 @@
 //     the mode the refinement checker uses to pick the next event.
 //
 // Both modes support partitions between node sets (Partition / Heal) and
-// crashes: DropAllFor(node) loses everything in flight to and from a node
-// and its unread mailbox; Isolate(node) does the same and keeps the node cut
-// off until Rejoin.
+// crashes: DropAllFor(node) loses every message to or from a node that no
+// node has taken yet (in flight, in its mailbox, and in other nodes'
+// mailboxes); Isolate(node) does the same and keeps the node cut off until
+// Rejoin.
 //
 // Every message ends in exactly one of Received (a node took it from its
 // mailbox) or Dropped, after Sent and, unless dropped in flight, Delivered

@@ -646,9 +646,12 @@ func (n *Network) Heal() {
 	n.mu.Unlock()
 }
 
-// DropAllFor loses everything in flight to and from a node, and the
-// messages delivered to it but not yet received: what a crash loses. The
-// node is not cut off; see Isolate. Returns how many messages were lost.
+// DropAllFor loses every message to or from a node that has not been
+// received: what a crash loses (spec Crash). That is, in this order, what is
+// in flight to and from it, its unread mailbox, and what it sent that waits
+// unread in other nodes' mailboxes (its connections are gone). Messages a
+// node has already taken stay received. The node is not cut off; see
+// Isolate. Returns how many messages were lost.
 func (n *Network) DropAllFor(node NodeID) (int, error) {
 	return n.crash(node, DropCrash, false)
 }
@@ -692,10 +695,39 @@ func (n *Network) crash(node NodeID, reason DropReason, isolate bool) (int, erro
 	}
 	e.mailbox = nil
 	e.busy = false // whatever it was handling died with it
+	lost += n.dropUnreadFrom(node, reason)
 	n.signalChanged()
 	n.mu.Unlock()
 	n.flushEvents()
 	return lost, nil
+}
+
+// dropUnreadFrom drops, in send order, the messages from node that wait in
+// other nodes' mailboxes: delivered, but gone with the crashed sender's
+// connections before anyone took them. A message already taken was
+// received; the crash does not undo that.
+func (n *Network) dropUnreadFrom(node NodeID, reason DropReason) int {
+	var victims []Message
+	for id, e := range n.nodes {
+		if id == node {
+			continue
+		}
+		kept := e.mailbox[:0]
+		for _, m := range e.mailbox {
+			if m.From == node {
+				victims = append(victims, m)
+			} else {
+				kept = append(kept, m)
+			}
+		}
+		clear(e.mailbox[len(kept):]) // let the payloads go
+		e.mailbox = kept
+	}
+	slices.SortFunc(victims, func(a, b Message) int { return cmp.Compare(a.ID, b.ID) })
+	for _, m := range victims {
+		n.emit(EventDropped, m, reason)
+	}
+	return len(victims)
 }
 
 // dropPendingWhere drops, in send order, the in-flight messages matching f.

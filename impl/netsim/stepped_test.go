@@ -451,3 +451,67 @@ func TestCrashClearsBusy(t *testing.T) {
 		t.Fatal("a crashed node still counts as busy")
 	}
 }
+
+// A crash loses every message to or from the node (spec Crash), including
+// what it sent that reached another node's mailbox but was not taken yet.
+// What another node already took is received: the crash cannot undo that.
+func TestCrashDropsUnreadMessagesFromTheNode(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		crash  func(*Network, NodeID) (int, error)
+		reason DropReason
+	}{
+		{"Isolate", (*Network).Isolate, DropIsolated},
+		{"DropAllFor", (*Network).DropAllFor, DropCrash},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			n, eps := newNet(t, Config{Mode: ModeStepped, Hook: rec.hook}, 1, 2, 3)
+			taken := mustSend(t, n, 2, 3, "taken before the crash")
+			unreadAt3 := mustSend(t, n, 2, 3, "unread at 3")
+			other := mustSend(t, n, 1, 3, "from a live node")
+			unreadAt1 := mustSend(t, n, 2, 1, "unread at 1")
+			self := mustSend(t, n, 2, 2, "to itself")
+			for _, id := range []MsgID{taken, unreadAt3, other, unreadAt1, self} {
+				if err := n.Deliver(id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if m, ok := eps[3].TryRecv(); !ok || m.ID != taken {
+				t.Fatalf("3 took %v %t", m, ok)
+			}
+			rec.take()
+			lost, err := tc.crash(n, 2)
+			if err != nil || lost != 3 {
+				t.Fatalf("crash lost %d, %v; want 3", lost, err)
+			}
+			if p := eps[1].Pending(); p != 0 {
+				t.Errorf("node 1 still holds %d messages from the crashed node", p)
+			}
+			if m, ok := eps[3].TryRecv(); !ok || m.ID != other {
+				t.Errorf("node 3's next message: %v %t, want #%d from the live node", m, ok, other)
+			}
+			if _, ok := eps[3].TryRecv(); ok {
+				t.Error("node 3 received a message the crashed node sent")
+			}
+			var dropped []MsgID
+			for _, e := range rec.take() {
+				if e.Kind == EventDropped {
+					if e.Reason != tc.reason {
+						t.Errorf("%v: reason %v, want %v", e, e.Reason, tc.reason)
+					}
+					dropped = append(dropped, e.ID)
+				}
+			}
+			if want := []MsgID{self, unreadAt3, unreadAt1}; !slices.Equal(dropped, want) {
+				t.Errorf("dropped %v, want %v (own mailbox, then others' in send order)", dropped, want)
+			}
+			if st := n.Stats(); st.Sent != st.Received+st.Dropped {
+				t.Errorf("not conserved: %+v", st)
+			}
+			if !n.Quiescent() {
+				t.Error("not quiescent once every message was received or dropped")
+			}
+		})
+	}
+}
