@@ -13,8 +13,10 @@
 //     one seeded math/rand/v2 source: drop, delay (latency that keeps the
 //     link's FIFO order, like TCP), reorder (the message is held back and
 //     later messages on the link overtake it) and duplicate (a copy with a
-//     new ID and the same Original). Delays run on a Clock: the real one by
-//     default, or a ManualClock, with which the order of Delivered and
+//     new ID and the same Original). SetFaults changes the rates for the
+//     messages sent after it (say, off for a heal phase); the source is not
+//     reseeded, so runs stay reproducible. Delays run on a Clock: the real
+//     one by default, or a ManualClock, with which the order of Delivered and
 //     Dropped events is a function of the seed and of the driver's calls
 //     alone (messages are processed in (due time, MsgID) order, and every
 //     call that cuts links first delivers what is already due). With the

@@ -389,3 +389,149 @@ func ExampleNetwork_stepped() {
 	fmt.Println(m.ID, m.From, m.To, m.Payload, len(n.InFlight()))
 	// Output: 2 1 2 OffsetsForLeaderEpoch 1
 }
+
+// sendAll sends k messages 0 -> 1 and lets every delay pass.
+func sendAll(t *testing.T, n *Network, clk *ManualClock, k int) {
+	t.Helper()
+	for i := range k {
+		mustSend(t, n, 0, 1, i)
+	}
+	clk.Advance(time.Hour)
+	if err := n.Settle(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A campaign turns the faults off for its heal phase, and on again.
+func TestSetFaults(t *testing.T) {
+	clk := NewManualClock(epoch)
+	n, _ := newNet(t, Config{Mode: ModeFree, Seed: 3, Clock: clk, Faults: FaultConfig{DropRate: 1}}, 0, 1)
+	sendAll(t, n, clk, 100)
+	if st := n.Stats(); st.DroppedBy[DropFault] != 100 {
+		t.Fatalf("DropRate 1: %+v", st)
+	}
+	if err := n.SetFaults(FaultConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Faults(); got != (FaultConfig{}) {
+		t.Fatalf("Faults() = %+v after SetFaults", got)
+	}
+	sendAll(t, n, clk, 100)
+	if st := n.Stats(); st.DroppedBy[DropFault] != 100 || st.Delivered != 100 {
+		t.Fatalf("faults off: %+v", st)
+	}
+	// An invalid config is refused and changes nothing.
+	for _, bad := range []FaultConfig{{DropRate: 2}, {DelayRate: 0.5}, {MaxDelay: -1}, {DuplicateRate: nan()}} {
+		if err := n.SetFaults(bad); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("SetFaults(%+v) = %v, want ErrInvalidConfig", bad, err)
+		}
+	}
+	if got := n.Faults(); got != (FaultConfig{}) {
+		t.Fatalf("a refused SetFaults changed the faults to %+v", got)
+	}
+	if err := n.SetFaults(FaultConfig{DropRate: 1}); err != nil {
+		t.Fatal(err)
+	}
+	sendAll(t, n, clk, 10)
+	if st := n.Stats(); st.DroppedBy[DropFault] != 110 {
+		t.Fatalf("faults on again: %+v", st)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.SetFaults(FaultConfig{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("SetFaults after Close: %v", err)
+	}
+
+	// STEPPED: faults are the driver's; only the zero config is accepted.
+	s, _ := newNet(t, Config{Mode: ModeStepped}, 0)
+	if err := s.SetFaults(FaultConfig{DropRate: 0.1}); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("STEPPED SetFaults: %v", err)
+	}
+	if err := s.SetFaults(FaultConfig{}); err != nil {
+		t.Errorf("STEPPED SetFaults(zero): %v", err)
+	}
+}
+
+// Changing the faults mid-run keeps the run a function of the seed and the
+// driver's calls: freeRun with a heal phase that turns faults off, then on.
+func TestSetFaultsReproducible(t *testing.T) {
+	run := func(seed uint64) []string {
+		rec := &recorder{}
+		clk := NewManualClock(epoch)
+		n, _ := newNet(t, Config{Mode: ModeFree, Seed: seed, Clock: clk, Hook: rec.hook,
+			Faults: FaultConfig{DropRate: 0.2, DelayRate: 0.3, ReorderRate: 0.1, DuplicateRate: 0.1, MaxDelay: 5 * time.Millisecond}}, 0, 1, 2)
+		for round := range 60 {
+			switch round {
+			case 20:
+				if err := n.SetFaults(FaultConfig{}); err != nil {
+					t.Fatal(err)
+				}
+			case 40:
+				if err := n.SetFaults(FaultConfig{DropRate: 0.5, DelayRate: 1, MaxDelay: time.Millisecond}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for k := range 10 {
+				mustSend(t, n, NodeID(k%3), NodeID((k+round)%3), round)
+			}
+			clk.Advance(time.Millisecond)
+		}
+		clk.Advance(time.Second)
+		if err := n.Settle(); err != nil {
+			t.Fatal(err)
+		}
+		return rec.strings(EventDelivered, EventDropped)
+	}
+	a, b, c := run(8), run(8), run(9)
+	if !slices.Equal(a, b) {
+		t.Fatal("same seed and calls, different runs")
+	}
+	if slices.Equal(a, c) {
+		t.Fatal("different seeds, same run")
+	}
+}
+
+// SetFaults races with Send and the delivery goroutine (run under -race).
+func TestSetFaultsConcurrent(t *testing.T) {
+	n, eps := newNet(t, Config{Mode: ModeFree, Seed: 5}, 0, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() {
+		for {
+			if _, err := eps[1].Recv(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range 2000 {
+			_, _ = n.Send(0, 1, i)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for i := range 200 {
+			f := FaultConfig{DropRate: 0.5, DelayRate: 0.5, MaxDelay: time.Millisecond}
+			if i%2 == 0 {
+				f = FaultConfig{}
+			}
+			if err := n.SetFaults(f); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	wg.Wait()
+	if err := n.SetFaults(FaultConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.WaitQuiescent(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := n.Stats(); st.Sent != st.Received+st.Dropped {
+		t.Fatalf("not conserved: %+v", st)
+	}
+}

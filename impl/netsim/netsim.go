@@ -202,12 +202,12 @@ type envelope struct {
 
 // Network is the simulated network. All methods are safe for concurrent use.
 type Network struct {
-	mode   Mode
-	faults FaultConfig
-	clock  Clock
-	hook   func(Event)
+	mode  Mode
+	clock Clock
+	hook  func(Event)
 
 	mu       sync.Mutex
+	faults   FaultConfig // ModeFree: drawn against at each Send; see SetFaults
 	rng      *rand.Rand
 	nextID   MsgID
 	nodes    map[NodeID]*Endpoint
@@ -235,22 +235,8 @@ func New(cfg Config) (*Network, error) {
 		return nil, fmt.Errorf("%w: mode %v", ErrInvalidConfig, cfg.Mode)
 	}
 	f := cfg.Faults
-	for _, r := range []struct {
-		name string
-		v    float64
-	}{{"DropRate", f.DropRate}, {"DelayRate", f.DelayRate}, {"ReorderRate", f.ReorderRate}, {"DuplicateRate", f.DuplicateRate}} {
-		if !(r.v >= 0 && r.v <= 1) { // also rejects NaN
-			return nil, fmt.Errorf("%w: %s %v not in [0, 1]", ErrInvalidConfig, r.name, r.v)
-		}
-	}
-	if f.MaxDelay < 0 {
-		return nil, fmt.Errorf("%w: MaxDelay %v is negative", ErrInvalidConfig, f.MaxDelay)
-	}
-	if (f.DelayRate > 0 || f.ReorderRate > 0) && f.MaxDelay == 0 {
-		return nil, fmt.Errorf("%w: DelayRate and ReorderRate need a positive MaxDelay", ErrInvalidConfig)
-	}
-	if cfg.Mode == ModeStepped && f.any() {
-		return nil, fmt.Errorf("%w: faults in STEPPED mode are the driver's to inject", ErrInvalidConfig)
+	if err := validateFaults(cfg.Mode, f); err != nil {
+		return nil, err
 	}
 	clock := cfg.Clock
 	if clock == nil {
@@ -280,8 +266,60 @@ func New(cfg Config) (*Network, error) {
 	return n, nil
 }
 
+func validateFaults(mode Mode, f FaultConfig) error {
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"DropRate", f.DropRate}, {"DelayRate", f.DelayRate}, {"ReorderRate", f.ReorderRate}, {"DuplicateRate", f.DuplicateRate}} {
+		if !(r.v >= 0 && r.v <= 1) { // also rejects NaN
+			return fmt.Errorf("%w: %s %v not in [0, 1]", ErrInvalidConfig, r.name, r.v)
+		}
+	}
+	if f.MaxDelay < 0 {
+		return fmt.Errorf("%w: MaxDelay %v is negative", ErrInvalidConfig, f.MaxDelay)
+	}
+	if (f.DelayRate > 0 || f.ReorderRate > 0) && f.MaxDelay == 0 {
+		return fmt.Errorf("%w: DelayRate and ReorderRate need a positive MaxDelay", ErrInvalidConfig)
+	}
+	if mode == ModeStepped && f.any() {
+		return fmt.Errorf("%w: faults in STEPPED mode are the driver's to inject", ErrInvalidConfig)
+	}
+	return nil
+}
+
 // Mode returns the network's mode.
 func (n *Network) Mode() Mode { return n.mode }
+
+// SetFaults replaces the fault probabilities for the messages sent from now
+// on, e.g. to turn faults off for a campaign's heal phase. Messages already
+// sent keep the fate drawn at their Send (a drop already decided still
+// happens when due; a delay already drawn still runs). The config is checked
+// as New checks it; in ModeStepped only the zero FaultConfig is accepted.
+// A refused config changes nothing.
+//
+// The random source is not reseeded, so a run stays a function of the seed
+// and of the order of the driver's calls, SetFaults included. Safe for
+// concurrent use; relative to a concurrent Send it takes effect either
+// before or after that Send's draws, never in the middle.
+func (n *Network) SetFaults(f FaultConfig) error {
+	if err := validateFaults(n.mode, f); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return ErrClosed
+	}
+	n.faults = f
+	return nil
+}
+
+// Faults returns the fault probabilities in force.
+func (n *Network) Faults() FaultConfig {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.faults
+}
 
 // AddNode registers a node and returns its endpoint.
 func (n *Network) AddNode(id NodeID) (*Endpoint, error) {
