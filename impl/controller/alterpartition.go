@@ -26,7 +26,19 @@ type AlterPartitionRequest struct {
 // the current state, as KRaft does when the change builder produces no
 // record.
 //
-// The checks and their order are KRaft's
+// That holds even when the request's partition epoch is below ours, which
+// makes AlterPartition idempotent: a leader whose answer was lost retries
+// the same request, now one version behind the change it caused, and gets
+// the current state back instead of INVALID_UPDATE_VERSION (which would
+// leave it behind the controller's ISR). This is Kafka's ZooKeeper
+// controller (KafkaController.processAlterPartition, with
+// LeaderAndIsr.equalsAllowStalePartitionEpoch), checked after the leader
+// epoch fence and before the partition epoch check. KRaft's
+// ReplicationControlManager refuses such a retry and lets the leader learn
+// the new state from the metadata log, which this implementation does not
+// have.
+//
+// The other checks and their order are KRaft's
 // ReplicationControlManager.validateAlterPartitionData:
 //
 //	UNKNOWN_TOPIC_OR_PARTITION  no such partition
@@ -38,8 +50,10 @@ type AlterPartitionRequest struct {
 //	NOT_LEADER_OR_FOLLOWER      the sender is not the leader (KRaft answers
 //	                            INVALID_REQUEST here; the Kafka name for the
 //	                            situation is used instead)
-//	INVALID_UPDATE_VERSION      partition epoch below ours: the leader's
-//	                            view of the ISR is stale
+//	(success, no change)        partition epoch below ours, ISR already
+//	                            the one proposed: a retry (above)
+//	INVALID_UPDATE_VERSION      partition epoch below ours otherwise: the
+//	                            leader's view of the ISR is stale
 //	INVALID_REQUEST             empty ISR, duplicate or non-replica members,
 //	                            or an ISR without the leader
 //	INELIGIBLE_REPLICA          only with Config.RejectIneligibleReplicas
@@ -73,6 +87,8 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest) (LeaderAndIsr, er
 		return refuse(ErrFencedLeaderEpoch, "leader %d went offline after epoch %d was assigned", p.Leader, p.LeaderEpoch)
 	case req.BrokerID != p.Leader:
 		return refuse(ErrNotLeaderOrFollower, "broker %d is not the leader (%d)", req.BrokerID, p.Leader)
+	case req.PartitionEpoch < p.PartitionEpoch && sameSet(req.NewIsr, p.Isr):
+		return p.LeaderAndIsr.Clone(), nil // a retry of a change already made
 	case req.PartitionEpoch < p.PartitionEpoch:
 		return refuse(ErrInvalidUpdateVersion, "request partition epoch %d, current %d", req.PartitionEpoch, p.PartitionEpoch)
 	case len(req.NewIsr) == 0:
@@ -110,12 +126,15 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest) (LeaderAndIsr, er
 	return p.LeaderAndIsr.Clone(), nil
 }
 
+// sameSet reports whether a and b hold the same brokers, each once: a list
+// with a duplicate is never the same set as another (so [1 1 3] is not
+// [1 2 3], although each of its members is in it).
 func sameSet(a, b []BrokerID) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	for _, x := range a {
-		if !slices.Contains(b, x) {
+	for i, x := range a {
+		if slices.Contains(a[:i], x) || !slices.Contains(b, x) {
 			return false
 		}
 	}

@@ -35,8 +35,11 @@ func TestAlterPartition(t *testing.T) {
 		{name: "stale partition epoch",
 			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 13, NewIsr: ids(1)},
 			wantErr: ErrInvalidUpdateVersion},
-		{name: "stale partition epoch, even for a no-op",
-			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 13, NewIsr: ids(1, 2, 3)},
+		{name: "stale partition epoch, ISR already the one proposed: a retry, answered with the current state",
+			req:  AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 13, NewIsr: ids(3, 1, 2)},
+			want: LeaderAndIsr{Leader: 1, LeaderEpoch: 4, Isr: ids(1, 2, 3), PartitionEpoch: 14}},
+		{name: "stale partition epoch, duplicate member: not mistaken for the current ISR",
+			req:     AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 13, NewIsr: ids(1, 1, 3)},
 			wantErr: ErrInvalidUpdateVersion},
 		{name: "not the leader",
 			req:     AlterPartitionRequest{BrokerID: 2, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(2)},
@@ -152,5 +155,79 @@ func TestAlterPartitionCompareAndSet(t *testing.T) {
 	zombie.LeaderEpoch = p.LeaderEpoch
 	if _, err := c.AlterPartition(zombie); !errors.Is(err, ErrNotLeaderOrFollower) {
 		t.Fatalf("non-leader with current epochs: err = %v", err)
+	}
+}
+
+// The leader's AlterPartition is applied but the answer is lost; the leader
+// retries the same request. The controller answers with the current state
+// (Kafka's ZooKeeper controller, LeaderAndIsr.equalsAllowStalePartitionEpoch)
+// instead of INVALID_UPDATE_VERSION, which would leave the leader behind the
+// controller's ISR. Only the leader, in the current leader epoch, proposing
+// exactly the current ISR gets that answer.
+func TestAlterPartitionRetryIsIdempotent(t *testing.T) {
+	c := setup(t, partitionSetup{assignment: ids(1, 2, 3), leader: 1, epoch: 4, isr: ids(1, 2, 3), states: online(1, 2, 3, 4)})
+	shrink := AlterPartitionRequest{BrokerID: 1, Partition: tp0, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1, 3)}
+	applied, err := c.AlterPartition(shrink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := LeaderAndIsr{Leader: 1, LeaderEpoch: 4, Isr: ids(1, 3), PartitionEpoch: 15}
+	if !equalLeaderAndIsr(applied, want) {
+		t.Fatalf("applied %v, want %v", applied, want)
+	}
+	retry := shrink
+	retry.NewIsr = ids(3, 1) // the same set, in another order
+	for range 2 {
+		got, err := c.AlterPartition(retry)
+		if err != nil {
+			t.Fatalf("retry of an applied change: %v", err)
+		}
+		if !equalLeaderAndIsr(got, want) {
+			t.Fatalf("retry answered %v, want %v", got, want)
+		}
+		if p, _ := c.Partition(tp0); !equalLeaderAndIsr(p.LeaderAndIsr, want) {
+			t.Fatalf("retry changed the state to %v", p.LeaderAndIsr)
+		}
+	}
+
+	// Still a retry after an unrelated partition-epoch bump: the answer is
+	// the state now, newer than the one the change produced.
+	if err := c.AlterPartitionReassignment(tp0, ids(1, 3)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.AlterPartition(retry)
+	if want := (LeaderAndIsr{Leader: 1, LeaderEpoch: 4, Isr: ids(1, 3), PartitionEpoch: 16}); err != nil || !equalLeaderAndIsr(got, want) {
+		t.Fatalf("retry after a reassignment bump: %v, %v; want %v", got, err, want)
+	}
+
+	before, _ := c.Partition(tp0)
+	for _, tc := range []struct {
+		name    string
+		req     AlterPartitionRequest
+		wantErr ErrorCode
+	}{
+		{"another ISR on the stale version",
+			AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1)}, ErrInvalidUpdateVersion},
+		{"a superset of the current ISR",
+			AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1, 2, 3)}, ErrInvalidUpdateVersion},
+		{"not the leader, even with the current ISR",
+			AlterPartitionRequest{BrokerID: 3, LeaderEpoch: 4, PartitionEpoch: 14, NewIsr: ids(1, 3)}, ErrNotLeaderOrFollower},
+		{"an older leader epoch, even with the current ISR",
+			AlterPartitionRequest{BrokerID: 1, LeaderEpoch: 3, PartitionEpoch: 14, NewIsr: ids(1, 3)}, ErrFencedLeaderEpoch},
+	} {
+		tc.req.Partition = tp0
+		if _, err := c.AlterPartition(tc.req); !errors.Is(err, tc.wantErr) {
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.wantErr)
+		}
+	}
+	if after, _ := c.Partition(tp0); !equalState(before, after) {
+		t.Fatalf("refused requests changed the state: %v -> %v", before, after)
+	}
+
+	// A leader that went offline since its election is fenced, retry or not.
+	_ = c.SetBrokerState(1, BrokerOffline)
+	_ = c.SetBrokerState(1, BrokerOnline)
+	if _, err := c.AlterPartition(retry); !errors.Is(err, ErrFencedLeaderEpoch) {
+		t.Fatalf("retry from a leader lost since its election: err = %v", err)
 	}
 }
