@@ -1,0 +1,125 @@
+// Package scenarios holds the named scenarios (NAME.scenario; the format is
+// documented in trace/scenario). This test replays each on the model under
+// each of its cases and holds it to its expect and final lines.
+package scenarios
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/trace"
+	"github.com/hwepoch/hwepoch/trace/scenario"
+)
+
+func loadAll(t *testing.T) []scenario.Scenario {
+	t.Helper()
+	scs, err := scenario.LoadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scs
+}
+
+// TestScenariosOnTheModel runs every case of every scenario and compares
+// the invariants it violates, and its final state, with the file's
+// expectations.
+func TestScenariosOnTheModel(t *testing.T) {
+	for _, sc := range loadAll(t) {
+		for _, c := range sc.Cases() {
+			t.Run(sc.Name+"/"+c.Slug(), func(t *testing.T) {
+				tr, v, err := sc.Verify(c)
+				if err != nil {
+					t.Errorf("%v", err)
+				}
+				cfg := sc.Config(c)
+				if i, err := trace.Replay(&cfg, tr); err != nil {
+					t.Errorf("the trace does not replay on the model at step %d: %v", i, err)
+				}
+				t.Logf("%s %s: %s", sc.Name, c, v)
+			})
+		}
+	}
+}
+
+// TestTheNamedScenariosExist keeps the list the design promises (design.md
+// §4) in traces/scenarios/, each with its headline verdict.
+func TestTheNamedScenariosExist(t *testing.T) {
+	want := []struct {
+		name   string
+		cases  []string
+		breaks map[string]string // case -> an invariant it must violate; absent: holds
+	}{
+		{"seeds-acks1-loss", []string{"HighWatermark", "LeaderEpoch"},
+			map[string]string{"HighWatermark": "NoAckedLoss", "LeaderEpoch": "NoAckedLoss"}},
+		{"seeds-divergence", []string{"HighWatermark", "LeaderEpoch"},
+			map[string]string{"HighWatermark": "NoDivergence"}},
+		{"kip101-scenario-1", []string{"HighWatermark", "LeaderEpoch"},
+			map[string]string{"HighWatermark": "NoAckedLoss"}},
+		{"kip101-scenario-2", []string{"HighWatermark", "LeaderEpoch"},
+			map[string]string{"HighWatermark": "NoDivergence"}},
+		{"kip279-fast-leader-changes", []string{"Kip101", "LeaderEpoch"},
+			map[string]string{"Kip101": "NoDivergence"}},
+		{"kip320-stale-leader", []string{"LeaderEpoch Fencing=FALSE", "LeaderEpoch Fencing=TRUE"},
+			map[string]string{"LeaderEpoch Fencing=FALSE": "NoDivergence"}},
+		{"unclean-election-loss", []string{"HighWatermark", "Kip101", "LeaderEpoch"},
+			map[string]string{"HighWatermark": "NoAckedLoss", "Kip101": "NoAckedLoss", "LeaderEpoch": "NoAckedLoss"}},
+		{"preferred-leader-election", []string{"HighWatermark", "LeaderEpoch"}, nil},
+		{"auto-leader-rebalance", []string{"HighWatermark", "LeaderEpoch"}, nil},
+	}
+	for _, w := range want {
+		sc, err := scenario.Find(".", w.name)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		var got []string
+		for _, c := range sc.Cases() {
+			got = append(got, c.String())
+			e := sc.Expectation(c)
+			inv, breaks := w.breaks[c.String()]
+			switch {
+			case breaks && !slices.Contains(e.Violates, inv):
+				t.Errorf("%s %s: expected to violate %s, the file says %s", w.name, c, inv, e)
+			case !breaks && slices.Contains(e.Violates, "NoDivergence"):
+				t.Errorf("%s %s: must not diverge, the file says %s", w.name, c, e)
+			case w.breaks == nil && len(e.Violates) > 0:
+				t.Errorf("%s %s: must hold, the file says %s", w.name, c, e)
+			}
+		}
+		if !slices.Equal(got, w.cases) {
+			t.Errorf("%s: cases %q, want %q", w.name, got, w.cases)
+		}
+	}
+}
+
+// TestFencingIsIrrelevantElsewhere backs a claim of docs/scenarios.md: only
+// kip320-stale-leader sends a request across an epoch change, so in every
+// other scenario turning fencing on gives the very same behaviour.
+func TestFencingIsIrrelevantElsewhere(t *testing.T) {
+	for _, sc := range loadAll(t) {
+		if len(sc.Variants) > 0 {
+			continue
+		}
+		for _, c := range sc.Cases() {
+			cfg := sc.Config(c)
+			if cfg.Fencing {
+				t.Errorf("%s %s: Fencing is on; docs/scenarios.md says only kip320-stale-leader varies it", sc.Name, c)
+				continue
+			}
+			tr, _, err := sc.Run(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fenced := cfg
+			fenced.Fencing = true
+			for i := 1; i < len(tr.Steps); i++ {
+				got, err := model.Apply(&fenced, tr.Steps[i-1].State, tr.Steps[i].Action)
+				if err != nil || !got.Equal(tr.Steps[i].State) {
+					t.Errorf("%s %s: with fencing, step %d %s differs (%v)", sc.Name, c, i, tr.Steps[i].Action, err)
+					break
+				}
+			}
+		}
+	}
+}
