@@ -10,6 +10,10 @@
 // EndOffsetFor / Kip101EndOffset are the spec's operators, and
 // Log.TruncateTo is the spec's TruncLog + TruncCache.
 //
+// ReadDir reads a log directory without changing it (Open truncates the
+// epoch cache to the LEO and may repair a torn tail): the view of a stopped
+// or crashed replica's files.
+//
 // Bad input and bad files give errors, never panics: a corrupt segment is a
 // *CorruptError naming the file, byte offset and record; a bad checkpoint a
 // *CheckpointError naming the file and line.

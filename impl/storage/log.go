@@ -92,23 +92,10 @@ func Open(dir string, opts Options) (*Log, error) {
 
 // load opens and validates the segment files.
 func (l *Log) load() error {
-	names, err := os.ReadDir(l.dir)
+	bases, err := segmentBases(l.dir)
 	if err != nil {
 		return err
 	}
-	var bases []int64
-	for _, e := range names {
-		name := e.Name()
-		if filepath.Ext(name) != segmentSuffix {
-			continue
-		}
-		base, ok := parseSegmentName(name)
-		if !ok {
-			return fmt.Errorf("storage: unexpected file %s in log directory (segment files are named <20-digit base offset>.log)", filepath.Join(l.dir, name))
-		}
-		bases = append(bases, base)
-	}
-	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
 	if len(bases) == 0 {
 		s, err := createSegment(l.dir, 0)
 		if err != nil {
@@ -117,8 +104,8 @@ func (l *Log) load() error {
 		l.segs = []*segment{s}
 		return l.flushLocked()
 	}
-	if bases[0] != 0 {
-		return fmt.Errorf("storage: first segment %s starts at offset %d, not 0", filepath.Join(l.dir, segmentName(bases[0])), bases[0])
+	if err := checkSegmentStart(filepath.Join(l.dir, segmentName(bases[0])), bases[0], 0, true); err != nil {
+		return err
 	}
 	for i, base := range bases {
 		last := i == len(bases)-1
@@ -126,10 +113,11 @@ func (l *Log) load() error {
 		if err != nil {
 			return err
 		}
-		if i > 0 && base != l.segs[i-1].end() {
-			s.f.Close()
-			return fmt.Errorf("storage: segment %s starts at offset %d but the previous segment ends at offset %d",
-				s.path, base, l.segs[i-1].end())
+		if i > 0 {
+			if err := checkSegmentStart(s.path, base, l.segs[i-1].end(), false); err != nil {
+				s.f.Close()
+				return err
+			}
 		}
 		l.segs = append(l.segs, s)
 	}
