@@ -32,12 +32,7 @@ type controllerNode struct {
 
 	mu       sync.Mutex // guards channels for snapshots
 	channels map[int32]*brokerChannel
-	// lastAlter makes AlterPartition idempotent: a retry of the change last
-	// applied to a partition (same sender, epochs and ISR) is answered with
-	// the current state instead of INVALID_UPDATE_VERSION, so a leader whose
-	// answer was lost is not left behind the controller's ISR.
-	lastAlter map[protocol.TopicPartition]protocol.AlterPartitionRequest
-	corr      uint64
+	corr     uint64
 	// crashed is each broker's last crash stamp: what it sent before is
 	// discarded, its connection being gone (see broker.ConnectionLost).
 	crashed map[int32]uint64
@@ -67,7 +62,7 @@ func newControllerNode(cl *Cluster) (*controllerNode, error) {
 		return nil, err
 	}
 	n := &controllerNode{cl: cl, ctrl: ctrl, ep: ep, clock: &protocol.LamportClock{}, cmds: make(chan func()),
-		channels: map[int32]*brokerChannel{}, crashed: map[int32]uint64{}, lastAlter: map[protocol.TopicPartition]protocol.AlterPartitionRequest{}}
+		channels: map[int32]*brokerChannel{}, crashed: map[int32]uint64{}}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	return n, nil
 }
@@ -164,29 +159,22 @@ func (n *controllerNode) handle(m netsim.Message) {
 func (n *controllerNode) handleAlterPartition(m netsim.Message, r protocol.AlterPartitionRequest) {
 	resp := protocol.AlterPartitionResponse{Partition: r.Partition}
 	tp := controller.TopicPartition{Topic: r.Partition.Topic, Partition: r.Partition.Partition}
-	st, known := n.ctrl.Partition(tp)
-	last, seen := n.lastAlter[r.Partition]
-	retry := seen && known && last.BrokerID == r.BrokerID && last.LeaderEpoch == r.LeaderEpoch &&
-		last.PartitionEpoch == r.PartitionEpoch && sameSet(last.NewIsr, r.NewIsr) &&
-		st.LeaderEpoch == r.LeaderEpoch && st.PartitionEpoch == r.PartitionEpoch+1 && sameSet(toInt32(st.Isr), r.NewIsr)
-	var lai controller.LeaderAndIsr
-	var err error
-	if retry {
-		lai = st.LeaderAndIsr
-	} else {
-		lai, err = n.ctrl.AlterPartition(controller.AlterPartitionRequest{
-			BrokerID:       controller.BrokerID(r.BrokerID),
-			Partition:      tp,
-			LeaderEpoch:    r.LeaderEpoch,
-			PartitionEpoch: r.PartitionEpoch,
-			NewIsr:         toBrokerIDs(r.NewIsr),
-		})
-	}
+	before, _ := n.ctrl.Partition(tp)
+	lai, err := n.ctrl.AlterPartition(controller.AlterPartitionRequest{
+		BrokerID:       controller.BrokerID(r.BrokerID),
+		Partition:      tp,
+		LeaderEpoch:    r.LeaderEpoch,
+		PartitionEpoch: r.PartitionEpoch,
+		NewIsr:         toBrokerIDs(r.NewIsr),
+	})
 	if err != nil {
 		resp.Error, resp.ErrorMessage = kafkaError(err), err.Error()
 	} else {
-		if !retry {
-			n.lastAlter[r.Partition] = r
+		// A request on an older version that succeeds is a retry of a
+		// change already made (the controller answers it with the current
+		// state): that change took its place in the trace order when it
+		// was made.
+		if r.PartitionEpoch == before.PartitionEpoch {
 			resp.TraceSeq = n.cl.seq.Add(1)
 		}
 		resp.Leader, resp.LeaderEpoch, resp.PartitionEpoch = int32(lai.Leader), lai.LeaderEpoch, lai.PartitionEpoch
@@ -423,18 +411,6 @@ func toBrokerIDs(ids []int32) []controller.BrokerID {
 		out[i] = controller.BrokerID(id)
 	}
 	return out
-}
-
-func sameSet(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
 }
 
 func sortedKeys[V any](m map[int32]V) []int32 {
