@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/protocol"
@@ -114,8 +112,8 @@ func (c *Cluster) partitionsOf(id int32) []protocol.TopicPartition {
 
 // readDurable reads what a crashed broker's files hold, without changing
 // them (opening the log in place would truncate its epoch cache, which the
-// spec only does at restart): the records from a copy of the segment files,
-// the epoch cache and the HW checkpoint from their files.
+// spec only does at restart): each partition's records and epoch cache as
+// storage.ReadDir finds them, and the HW checkpoint.
 func readDurable(dir string, tps []protocol.TopicPartition) (map[protocol.TopicPartition]broker.PartitionState, error) {
 	out := map[protocol.TopicPartition]broker.PartitionState{}
 	ckpt := map[protocol.TopicPartition]int64{}
@@ -133,62 +131,21 @@ func readDurable(dir string, tps []protocol.TopicPartition) (map[protocol.TopicP
 			HWCheckpoint: ckpt[tp], LeaderEpoch: -1, Leader: protocol.NoLeader, PartitionEpoch: -1,
 			Isr: []int32{}, FollowerLEO: map[int32]int64{}, FetchState: broker.FetchNone,
 		}
-		pdir := filepath.Join(dir, fmt.Sprintf("%s-%d", tp.Topic, tp.Partition))
-		recs, err := readRecords(pdir)
-		errs = append(errs, err)
-		st.Log, st.LEO = recs, int64(len(recs))
-		cache, err := storage.ReadLeaderEpochCheckpoint(filepath.Join(pdir, storage.LeaderEpochCheckpointFilename))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
+		snap, err := storage.ReadDir(filepath.Join(dir, fmt.Sprintf("%s-%d", tp.Topic, tp.Partition)))
+		if errors.Is(err, fs.ErrNotExist) {
+			snap, err = storage.Snapshot{}, nil // never created: an empty log
 		}
+		errs = append(errs, err)
+		st.Log = make([]protocol.Record, len(snap.Records))
+		for i, r := range snap.Records {
+			st.Log[i] = protocol.Record{Offset: r.Offset, LeaderEpoch: r.LeaderEpoch, ID: r.ID}
+		}
+		st.LEO = snap.LEO
 		st.EpochCache = []broker.EpochEntry{}
-		for _, e := range cache {
+		for _, e := range snap.Epochs {
 			st.EpochCache = append(st.EpochCache, broker.EpochEntry{Epoch: e.Epoch, Start: e.StartOffset})
 		}
 		out[tp] = st
 	}
 	return out, errors.Join(errs...)
-}
-
-// readRecords reads a partition directory's records through a copy of its
-// segment files.
-func readRecords(pdir string) ([]protocol.Record, error) {
-	names, err := os.ReadDir(pdir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []protocol.Record{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp("", "hwepoch-durable-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	for _, n := range names {
-		if !strings.HasSuffix(n.Name(), ".log") {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(pdir, n.Name()))
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(tmp, n.Name()), data, 0o644); err != nil {
-			return nil, err
-		}
-	}
-	l, err := storage.Open(tmp, storage.Options{Recover: true})
-	if err != nil {
-		return nil, err
-	}
-	defer l.Close()
-	snap, err := l.Snapshot()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]protocol.Record, len(snap.Records))
-	for i, r := range snap.Records {
-		out[i] = protocol.Record{Offset: r.Offset, LeaderEpoch: r.LeaderEpoch, ID: r.ID}
-	}
-	return out, nil
 }
