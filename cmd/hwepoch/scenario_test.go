@@ -1,0 +1,112 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestScenarioVerdicts(t *testing.T) {
+	code, out, errs := runCLI("scenario", "-q", "kip101-scenario-1", "kip320-stale-leader")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"kip101-scenario-1 HighWatermark: violates NoAckedLoss at step 22 Elect(r1)",
+		"kip101-scenario-1 LeaderEpoch: holds -- as expected",
+		"kip320-stale-leader LeaderEpoch Fencing=FALSE: violates CommittedPrefixesAgree",
+		"kip320-stale-leader LeaderEpoch Fencing=TRUE: holds -- as expected",
+		"all 4 cases as expected",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestScenarioTraceMarkdownAndSVG(t *testing.T) {
+	code, out, _ := runCLI("scenario", "-policy", "LeaderEpoch", "kip101-scenario-1")
+	if code != 0 || !strings.Contains(out, "HandleOffsetsForLeaderEpoch(l=r2, f=r1)") || strings.Contains(out, "HighWatermark:") {
+		t.Errorf("dense trace of one policy: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI("scenario", "-md", "-policy", "HighWatermark", "seeds-acks1-loss")
+	if code != 0 || !strings.Contains(out, "| step | action | r1 | r2 | controller | violated |") ||
+		!strings.Contains(out, "✗ **NoAckedLoss**: leader r2 lacks acked m3@2") {
+		t.Errorf("-md: exit %d\n%s", code, out)
+	}
+	svg := filepath.Join(t.TempDir(), "x.svg")
+	code, _, errs := runCLI("scenario", "-q", "-svg", svg, "-variant", "Fencing=TRUE", "kip320-stale-leader")
+	b, err := os.ReadFile(svg)
+	if code != 0 || err != nil || !strings.HasPrefix(string(b), "<svg ") || !strings.Contains(string(b), "kip320-stale-leader · LeaderEpoch Fencing=TRUE") {
+		t.Errorf("-svg: exit %d, %v, %s", code, err, errs)
+	}
+}
+
+func TestScenarioErrorsSayWhatToDo(t *testing.T) {
+	if code, _, errs := runCLI("scenario", "-h"); code != 0 || !strings.Contains(errs, "usage: hwepoch scenario") {
+		t.Errorf("-h: exit %d %s", code, errs)
+	}
+	code, _, errs := runCLI("scenario", "no-such")
+	if code != 2 || !strings.Contains(errs, `no scenario "no-such"`) || !strings.Contains(errs, "kip279-fast-leader-changes") {
+		t.Errorf("unknown scenario: exit %d %s", code, errs)
+	}
+	if code, _, errs := runCLI("scenario"); code != 2 || !strings.Contains(errs, "name a scenario, or give -all") {
+		t.Errorf("no name: exit %d %s", code, errs)
+	}
+	code, _, errs = runCLI("scenario", "-svg", "x.svg", "kip101-scenario-1")
+	if code != 2 || !strings.Contains(errs, "choose one with -policy") {
+		t.Errorf("-svg with two cases: exit %d %s", code, errs)
+	}
+	if code, _, errs := runCLI("scenario", "-policy", "Kip101", "kip101-scenario-1"); code != 2 || !strings.Contains(errs, `"LeaderEpoch"`) {
+		t.Errorf("no matching case: exit %d %s", code, errs)
+	}
+}
+
+// TestScenarioUnexpectedVerdictFails: a scenario whose expectation is
+// wrong makes the command exit 1 and say why.
+func TestScenarioUnexpectedVerdictFails(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "traces", "scenarios", "kip101-scenario-1.scenario"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bad := strings.Replace(string(src), "expect LeaderEpoch holds", "expect LeaderEpoch violates NoAckedLoss", 1)
+	if err := os.WriteFile(filepath.Join(dir, "kip101-scenario-1.scenario"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI("scenario", "-q", "-dir", dir, "-all")
+	if code != 1 || !strings.Contains(out, "UNEXPECTED: case LeaderEpoch: expected a violation of NoAckedLoss") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+func TestRenderTLCAndScenario(t *testing.T) {
+	tlc := filepath.Join("..", "..", "trace", "tlcjson", "testdata", "hw-acked-loss.json")
+	cfg := filepath.Join("..", "..", "spec", "hw-acked-loss.cfg")
+	code, out, errs := runCLI("render", "-md", "-cfg", cfg, tlc)
+	if code != 0 || !strings.Contains(out, "### hw-acked-loss.json") || !strings.Contains(out, "**NoAckedLoss**") {
+		t.Errorf("TLC JSON: exit %d\n%s\n%s", code, out, errs)
+	}
+	svg := filepath.Join(t.TempDir(), "s.svg")
+	code, _, errs = runCLI("render", "-svg", svg, "-policy", "Kip101", filepath.Join("..", "..", "traces", "scenarios", "kip279-fast-leader-changes.scenario"))
+	if b, err := os.ReadFile(svg); code != 0 || err != nil || !strings.Contains(string(b), "NoDivergence") {
+		t.Errorf("scenario: exit %d, %v, %s", code, err, errs)
+	}
+}
+
+func TestRenderErrorsSayWhatToDo(t *testing.T) {
+	if code, _, errs := runCLI("render", "-h"); code != 0 || !strings.Contains(errs, "usage: hwepoch render") {
+		t.Errorf("-h: exit %d %s", code, errs)
+	}
+	if code, _, errs := runCLI("render"); code != 2 || !strings.Contains(errs, "give exactly one FILE") {
+		t.Errorf("no file: exit %d %s", code, errs)
+	}
+	if code, _, errs := runCLI("render", "notes.txt"); code != 2 || !strings.Contains(errs, "want a TLC JSON trace") {
+		t.Errorf("unknown kind: exit %d %s", code, errs)
+	}
+	tlc := filepath.Join("..", "..", "trace", "tlcjson", "testdata", "hw-acked-loss.json")
+	if code, _, errs := runCLI("render", "-cfg", filepath.Join(t.TempDir(), "nope.cfg"), tlc); code != 2 || !strings.Contains(errs, "give -cfg") {
+		t.Errorf("missing cfg: exit %d %s", code, errs)
+	}
+}
