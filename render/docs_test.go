@@ -1,0 +1,99 @@
+package render
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hwepoch/hwepoch/trace/scenario"
+)
+
+const regenerate = "go run ./cmd/hwepoch scenario -all -q -svgdir docs/img"
+
+// TestDocsPicturesAreCurrent keeps docs/img from going stale: every case
+// of every scenario in traces/scenarios has docs/img/NAME-CASE.svg equal to
+// a fresh render, docs/scenarios.md shows it, and no other picture lingers.
+func TestDocsPicturesAreCurrent(t *testing.T) {
+	root := filepath.Join("..")
+	scs, err := scenario.LoadDir(filepath.Join(root, "traces", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "scenarios.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, sc := range scs {
+		if !strings.Contains(string(doc), "## "+sc.Name+"\n") {
+			t.Errorf("docs/scenarios.md has no section \"## %s\"", sc.Name)
+		}
+		for _, c := range sc.Cases() {
+			name := sc.Name + "-" + c.Slug() + ".svg"
+			want[name] = true
+			cfg := sc.Config(c)
+			tr, _, err := sc.Run(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fresh bytes.Buffer
+			if err := SVG(&fresh, &cfg, tr, ScenarioOptions(sc, c)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(root, "docs", "img", name))
+			switch {
+			case err != nil:
+				t.Errorf("%v: run %s", err, regenerate)
+			case !bytes.Equal(got, fresh.Bytes()):
+				t.Errorf("docs/img/%s differs from a fresh render of %s %s: run %s", name, sc.Name, c, regenerate)
+			}
+			if !strings.Contains(string(doc), "(img/"+name+")") {
+				t.Errorf("docs/scenarios.md does not show img/%s", name)
+			}
+		}
+	}
+	all, _ := filepath.Glob(filepath.Join(root, "docs", "img", "*.svg"))
+	var extra []string
+	for _, p := range all {
+		if !want[filepath.Base(p)] {
+			extra = append(extra, filepath.Base(p))
+		}
+	}
+	sort.Strings(extra)
+	if len(extra) > 0 {
+		t.Errorf("docs/img has pictures of no scenario case: %v (remove them)", extra)
+	}
+}
+
+// TestDocsVerdictTableIsCurrent: the table between the scenario-verdicts
+// markers of docs/scenarios.md is what `hwepoch scenario -all -table`
+// prints now.
+func TestDocsVerdictTableIsCurrent(t *testing.T) {
+	root := filepath.Join("..")
+	scs, err := scenario.LoadDir(filepath.Join(root, "traces", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := VerdictTable(scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "scenarios.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- scenario-verdicts:begin", "<!-- scenario-verdicts:end -->"
+	s := string(doc)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("docs/scenarios.md lacks the %s ... %s markers", begin, end)
+	}
+	block := s[i:j]
+	block = block[strings.Index(block, "\n")+1:]
+	if block != want {
+		t.Errorf("docs/scenarios.md's verdict table is stale: replace the lines between the markers with the output of go run ./cmd/hwepoch scenario -all -table\n got:\n%s\nwant:\n%s", block, want)
+	}
+}
