@@ -6,6 +6,19 @@
 // result is an ordinary trace.Trace that the renderer, the dense printer and
 // the refinement checker all take.
 //
+// # Use
+//
+//	sc, err := scenario.Load("traces/scenarios/kip101-scenario-1.scenario")
+//	for _, c := range sc.Cases() {          // e.g. HighWatermark, LeaderEpoch
+//		cfg := sc.Config(c)                 // the model.Config of the case
+//		acts := sc.Actions(c)               // its steps, to replay elsewhere
+//		tr, v, err := sc.Run(c)             // the model's trace and verdict
+//		err = v.Meets(sc.Expectation(c))    // nil when the file's expect and final lines hold
+//	}
+//
+// Load has already run every case: a file whose steps are not all enabled
+// in the model does not load.
+//
 // # Format
 //
 // A scenario file is line based, so that a change to a scenario is a
