@@ -75,7 +75,7 @@ func BecomeLeader(cfg *Config, s, t *State, r int, m Msg) {
 	views := NoViews(cfg)
 	t.FollowerLeo = with(s.FollowerLeo, r, views)
 	t.FetchState = with(s.FetchState, r, FetchNone)
-	AdvanceHW(cfg, s, t, r, s.Log[r], m.Isr, views)
+	AdvanceHW(cfg, s, t, r, s.Log[r], m.Isr, views, -1)
 }
 
 // BecomeFollower mirrors BecomeFollower(r, m), writing the primed variables into t.

@@ -33,7 +33,7 @@ func handleFetch(cfg *Config, s *State, l, f int) (State, bool) {
 	views := with(s.FollowerLeo[l], f, m.Offset)
 	nw := NewHW(cfg, l, s.Log[l], s.Isr[l], views, s.Hw[l])
 	t.FollowerLeo = with(s.FollowerLeo, l, views)
-	AdvanceHW(cfg, s, &t, l, s.Log[l], s.Isr[l], views)
+	AdvanceHW(cfg, s, &t, l, s.Log[l], s.Isr[l], views, s.LeaderEpoch[l])
 	lg := s.Log[l]
 	recs := lg[m.Offset:len(lg):len(lg)] // SubSeq(log[l], m.offset + 1, LEO(l)), shared read-only
 	if len(recs) == 0 {

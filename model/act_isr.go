@@ -13,7 +13,7 @@ func shrinkIsr(cfg *Config, s *State, l, f int) (State, bool) {
 	t := *s
 	t.Isr = with(s.Isr, l, isr)
 	t.CtrlIsr = isr
-	AdvanceHW(cfg, s, &t, l, s.Log[l], isr, s.FollowerLeo[l])
+	AdvanceHW(cfg, s, &t, l, s.Log[l], isr, s.FollowerLeo[l], s.LeaderEpoch[l])
 	return t, true
 }
 
@@ -32,6 +32,6 @@ func expandIsr(cfg *Config, s *State, l, f int) (State, bool) {
 	t := *s
 	t.Isr = with(s.Isr, l, isr)
 	t.CtrlIsr = isr
-	AdvanceHW(cfg, s, &t, l, s.Log[l], isr, s.FollowerLeo[l])
+	AdvanceHW(cfg, s, &t, l, s.Log[l], isr, s.FollowerLeo[l], s.LeaderEpoch[l])
 	return t, true
 }

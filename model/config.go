@@ -35,26 +35,29 @@ func (c *Config) Validate() error {
 	switch c.Truncation {
 	case HighWatermark, Kip101, LeaderEpoch:
 	default:
-		return fmt.Errorf("Truncation = %q: want \"HighWatermark\", \"Kip101\" or \"LeaderEpoch\"", c.Truncation)
+		return fmt.Errorf("constant Truncation = %q: want \"HighWatermark\", \"Kip101\" or \"LeaderEpoch\"", c.Truncation)
 	}
 	switch c.Acks {
 	case "0", "1", "all":
 	default:
-		return fmt.Errorf("Acks = %q: want \"0\", \"1\" or \"all\"", c.Acks)
+		return fmt.Errorf("constant Acks = %q: want \"0\", \"1\" or \"all\"", c.Acks)
 	}
 	if c.MinInsyncReplicas < 1 {
-		return fmt.Errorf("MinInsyncReplicas = %d: want a natural number other than 0 (ASSUME MinInsyncReplicas \\in Nat \\ {0})", c.MinInsyncReplicas)
+		return fmt.Errorf("constant MinInsyncReplicas = %d: want a natural number other than 0 (ASSUME MinInsyncReplicas \\in Nat \\ {0})", c.MinInsyncReplicas)
 	}
-	for name, v := range map[string]int{"MaxRecords": c.MaxRecords, "MaxEpoch": c.MaxEpoch, "MaxCrashes": c.MaxCrashes} {
-		if v < 0 {
-			return fmt.Errorf("%s = %d: want a natural number", name, v)
+	for _, b := range []struct {
+		name string
+		v    int
+	}{{"MaxRecords", c.MaxRecords}, {"MaxEpoch", c.MaxEpoch}, {"MaxCrashes", c.MaxCrashes}} {
+		if b.v < 0 {
+			return fmt.Errorf("constant %s = %d: want a natural number", b.name, b.v)
 		}
 	}
 	if len(c.Replicas) == 0 {
-		return fmt.Errorf("Replicas is empty")
+		return fmt.Errorf("constant Replicas is empty")
 	}
 	if !slices.IsSorted(c.Replicas) {
-		return fmt.Errorf("Replicas %v are not sorted by name", c.Replicas)
+		return fmt.Errorf("constant Replicas %v is not sorted by name", c.Replicas)
 	}
 	for i, r := range c.Replicas {
 		if r == None || r == "" {

@@ -251,49 +251,59 @@ func Decode(b []byte) (s State, err error) {
 	if n > len(b) {
 		panic(errShort)
 	}
-	d.ints0 = make([]int, 0, 8*n+8)
-	d.recs0 = make([]Record, 0, 4*n+4)
-	s.Log = make([][]Record, n)
+	// One allocation backs the per-replica slices of a state with up to
+	// four replicas; larger states fall back to one allocation per slice.
+	var bk *backing
+	if n <= maxBacked {
+		bk = new(backing)
+		d.ints0 = bk.ints[:0]
+		d.recs0 = bk.recs[:0]
+		d.ents0 = bk.ents[:0]
+		d.reps0 = bk.reps[:0]
+		s.Log = bk.log[:n:n]
+	} else {
+		d.ints0 = make([]int, 0, 8*n+8)
+		d.recs0 = make([]Record, 0, 4*n+4)
+		s.Log = make([][]Record, n)
+	}
 	for i := range s.Log {
 		s.Log[i] = d.records()
 	}
-	s.EpochCache = make([][]Entry, d.len())
+	if k := d.len(); k != n {
+		panic("per-replica fields of different lengths")
+	}
+	if bk != nil {
+		s.EpochCache = bk.cache[:n:n]
+	} else {
+		s.EpochCache = make([][]Entry, n)
+	}
 	for i := range s.EpochCache {
-		k := d.len()
-		if k > len(d.b) {
-			panic(errShort)
-		}
-		if k > 0 {
-			s.EpochCache[i] = make([]Entry, k)
-			for j := range k {
-				s.EpochCache[i][j] = Entry{Epoch: d.int(), Start: d.int()}
-			}
-		}
+		s.EpochCache[i] = d.entries()
 	}
 	s.HwCheckpoint = d.ints()
-	s.Role = make([]Role, d.len())
+	s.Role = carve(&d, bk, func(b *backing) []Role { return b.role[:] })
 	for i := range s.Role {
 		s.Role[i] = Role(d.byte())
 	}
 	s.LeaderEpoch = d.ints()
 	s.Leader = d.replicas()
 	s.Hw = d.ints()
-	s.Isr = make([][]Replica, d.len())
+	s.Isr = carve(&d, bk, func(b *backing) [][]Replica { return b.isr[:] })
 	for i := range s.Isr {
 		s.Isr[i] = d.replicas()
 	}
-	s.FollowerLeo = make([][]int, d.len())
+	s.FollowerLeo = carve(&d, bk, func(b *backing) [][]int { return b.views[:] })
 	for i := range s.FollowerLeo {
 		s.FollowerLeo[i] = d.ints()
 	}
-	s.FetchState = make([]FetchState, d.len())
+	s.FetchState = carve(&d, bk, func(b *backing) []FetchState { return b.fetch[:] })
 	for i := range s.FetchState {
 		s.FetchState[i] = FetchState(d.byte())
 	}
 	s.CtrlLeader = d.replica()
 	s.CtrlEpoch = d.int()
 	s.CtrlIsr = d.replicas()
-	s.ControllerQueue = make([][]Msg, d.len())
+	s.ControllerQueue = carve(&d, bk, func(b *backing) [][]Msg { return b.queue[:] })
 	for i := range s.ControllerQueue {
 		k := d.len()
 		if k > len(d.b) {
@@ -306,7 +316,7 @@ func Decode(b []byte) (s State, err error) {
 			}
 		}
 	}
-	s.Inflight = make([]Msg, d.len())
+	s.Inflight = carve(&d, bk, func(b *backing) []Msg { return b.inflight[:] })
 	for i := range s.Inflight {
 		s.Inflight[i] = d.msg()
 	}
@@ -324,7 +334,58 @@ type decoder struct {
 	b     []byte
 	ints0 []int     // arena the int slices are carved from
 	recs0 []Record  // arena the record slices are carved from
+	ents0 []Entry   // arena the epoch cache slices are carved from
+	reps0 []Replica // arena the replica sets are carved from
 	names []Replica // replica names seen so far
+}
+
+// maxBacked is the most replicas a backing holds.
+const maxBacked = 4
+
+// backing is the storage of one decoded state with up to maxBacked
+// replicas: Decode carves the state's slices out of it, so decoding costs
+// one allocation instead of dozens. The arenas have room for typical
+// states; a state that needs more spills into fresh allocations.
+type backing struct {
+	log      [maxBacked][]Record
+	cache    [maxBacked][]Entry
+	isr      [maxBacked][]Replica
+	views    [maxBacked][]int
+	queue    [maxBacked][]Msg
+	inflight [maxBacked]Msg
+	role     [maxBacked]Role
+	fetch    [maxBacked]FetchState
+	ints     [4*maxBacked + maxBacked*maxBacked + 4]int
+	recs     [16]Record
+	ents     [12]Entry
+	reps     [24]Replica
+}
+
+// carve reads a length and returns a slice of that length, from the
+// backing when there is one.
+func carve[T any](d *decoder, bk *backing, field func(*backing) []T) []T {
+	k := d.len()
+	if bk != nil {
+		if f := field(bk); k <= len(f) {
+			return f[:k:k]
+		}
+	}
+	return make([]T, k)
+}
+
+func (d *decoder) entries() []Entry {
+	k := d.len()
+	if k == 0 {
+		return nil
+	}
+	if cap(d.ents0)-len(d.ents0) < k {
+		d.ents0 = make([]Entry, 0, max(k, 8))
+	}
+	lo := len(d.ents0)
+	for range k {
+		d.ents0 = append(d.ents0, Entry{Epoch: d.int(), Start: d.int()})
+	}
+	return d.ents0[lo:len(d.ents0):len(d.ents0)]
 }
 
 func (d *decoder) byte() byte {
@@ -420,11 +481,14 @@ func (d *decoder) replicas() []Replica {
 	if n == 0 {
 		return nil
 	}
-	rs := make([]Replica, n)
-	for i := range rs {
-		rs[i] = d.replica()
+	if cap(d.reps0)-len(d.reps0) < n {
+		d.reps0 = make([]Replica, 0, max(n, 8))
 	}
-	return rs
+	lo := len(d.reps0)
+	for range n {
+		d.reps0 = append(d.reps0, d.replica())
+	}
+	return d.reps0[lo:len(d.reps0):len(d.reps0)]
 }
 
 func (d *decoder) offsetIDs() []OffsetID {

@@ -63,16 +63,18 @@ func NewlyAcked(cfg *Config, lg []Record, old, new, e int, s []Replica) []Offset
 	return out
 }
 
-// AdvanceHW mirrors AdvanceHW(l, lg, s, views): it sets hw', committed' and
-// acked' in t, where s0 is the unprimed state.
-func AdvanceHW(cfg *Config, s0 *State, t *State, l int, lg []Record, isr []Replica, views []int) {
+// AdvanceHW mirrors AdvanceHW(l, lg, s, views, ackEpoch): it sets hw',
+// committed' and acked' in t, where s0 is the unprimed state. ackEpoch is
+// the epoch whose produce requests l holds: its leader epoch, or -1 for a
+// replica just made leader (nobody waits on it for records it fetched).
+func AdvanceHW(cfg *Config, s0 *State, t *State, l int, lg []Record, isr []Replica, views []int, ackEpoch int) {
 	old := s0.Hw[l]
 	nw := NewHW(cfg, l, lg, isr, views, old)
 	if nw != old {
 		t.Hw = with(s0.Hw, l, nw)
 	}
 	t.Committed = Union(s0.Committed, NewlyCommitted(lg, old, nw))
-	t.Acked = Union(s0.Acked, NewlyAcked(cfg, lg, old, nw, s0.LeaderEpoch[l], isr))
+	t.Acked = Union(s0.Acked, NewlyAcked(cfg, lg, old, nw, ackEpoch, isr))
 }
 
 // Min and Max mirror the spec's Min(a, b) and Max(a, b).

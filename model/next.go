@@ -193,7 +193,7 @@ func bind(cfg *Config, a Action) (i, j, keep int, err error) {
 	case Crash:
 		i, err = idx("r", a.R)
 		if err == nil && (a.Keep < 0 || a.Keep > cfg.MaxRecords) {
-			err = fmt.Errorf("Crash: parameter keep = %d is not in Offsets 0..%d", a.Keep, cfg.MaxRecords)
+			err = fmt.Errorf("action Crash: parameter keep = %d is not in Offsets 0..%d", a.Keep, cfg.MaxRecords)
 		}
 		keep = a.Keep
 	case Produce:

@@ -84,3 +84,34 @@ func TestWalkInvariants(t *testing.T) {
 		}
 	}
 }
+
+// Permuting the replicas and permuting back is the identity; a state and
+// its permutations share the symmetric fingerprint and the invariants.
+func TestPermute(t *testing.T) {
+	cfg, states := walkStates(t, 500)
+	perms := Permutations(cfg.N())
+	if len(perms) != 6 {
+		t.Fatalf("%d permutations of 3 replicas", len(perms))
+	}
+	for _, s := range states {
+		want, _ := SymmetricFingerprint(cfg, &s, perms, nil)
+		for _, p := range perms {
+			inv := make([]int, len(p))
+			for i, j := range p {
+				inv[j] = i
+			}
+			u := Permute(cfg, &s, p)
+			if back := Permute(cfg, &u, inv); !back.Equal(s) {
+				t.Fatalf("permuting by %v and back changes the state", p)
+			}
+			if got, _ := SymmetricFingerprint(cfg, &u, perms, nil); got != want {
+				t.Fatalf("permutation %v changes the symmetric fingerprint", p)
+			}
+			for name, f := range Invariants {
+				if f(cfg, s) != f(cfg, u) {
+					t.Fatalf("%s differs on a permutation %v of the state", name, p)
+				}
+			}
+		}
+	}
+}

@@ -212,7 +212,7 @@ func benchExplorer(chk *tlccfg.Check, workers int) (benchRow, error) {
 		}
 	}()
 	res, err := explore.Run(context.Background(), &chk.Config, explore.Options{Workers: workers,
-		Invariants: chk.Invariants, Properties: chk.Properties, ConfigName: chk.Name})
+		Invariants: chk.Invariants, Properties: chk.Properties, Symmetry: chk.Symmetry, ConfigName: chk.Name})
 	close(done)
 	<-sampled
 	if err != nil {

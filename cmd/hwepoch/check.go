@@ -142,7 +142,7 @@ flags:
 		}
 		res, err := explore.Run(context.Background(), &chk.Config, explore.Options{
 			Workers: *workers, Invariants: chk.Invariants, Properties: chk.Properties,
-			ConfigName: e.Name, Progress: progress,
+			Symmetry: chk.Symmetry, ConfigName: e.Name, Progress: progress,
 		})
 		if err != nil {
 			return fail("%s: %v", e.Name, err)

@@ -54,6 +54,7 @@ type found struct {
 
 type checker struct {
 	cfg   *model.Config
+	perms [][]int // the replica permutations other than the identity, with Symmetry
 	invs  []namedInv
 	props []namedProp
 }
@@ -76,6 +77,9 @@ func newChecker(cfg *model.Config, opts *Options) (*checker, error) {
 		return nil, err
 	}
 	c := &checker{cfg: cfg}
+	if opts.Symmetry {
+		c.perms = model.Permutations(cfg.N())[1:]
+	}
 	for _, n := range opts.Invariants {
 		c.invs = append(c.invs, namedInv{n, model.Invariants[n]})
 	}
@@ -141,7 +145,7 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 
 	init := model.Init(cfg)
 	buf = model.AppendEncoding(buf, &init)
-	seen.add(model.Hash64(buf))
+	seen.add(c.fingerprint(&init, buf, nil))
 	parents = append(parents, 0)
 	acts = append(acts, 0)
 	frontier := []node{{enc: buf, idx: 0}}
@@ -242,6 +246,23 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	return res, nil
 }
 
+// fingerprint is the state's fingerprint given its encoding enc: its hash,
+// or under symmetry the least hash over its replica permutations.
+func (c *checker) fingerprint(s *model.State, enc, buf []byte) uint64 {
+	fp, _ := c.fingerprintBuf(s, enc, buf)
+	return fp
+}
+
+func (c *checker) fingerprintBuf(s *model.State, enc, buf []byte) (uint64, []byte) {
+	fp := model.Hash64(enc)
+	for _, p := range c.perms {
+		u := model.Permute(c.cfg, s, p)
+		buf = model.AppendEncoding(buf[:0], &u)
+		fp = min(fp, model.Hash64(buf))
+	}
+	return fp, buf
+}
+
 // expandLevel checks and expands every frontier state, in parallel by chunks.
 func (c *checker) expandLevel(frontier []node, seen *fpSet, workers int, expand bool, prog *progress) []chunkOut {
 	nchunks := (len(frontier) + chunkSize - 1) / chunkSize
@@ -271,7 +292,7 @@ func (c *checker) expandLevel(frontier []node, seen *fpSet, workers int, expand 
 
 func (c *checker) expandChunk(frontier []node, lo, hi int, seen *fpSet, expand bool, out *chunkOut, buf []byte) []byte {
 	// Sized for a typical chunk, so that appends rarely copy.
-	out.arena = make([]byte, 0, (hi-lo)*3/2*(len(frontier[lo].enc)+16))
+	out.arena = make([]byte, 0, (hi-lo)*2*(len(frontier[lo].enc)+16))
 	out.cands = make([]cand, 0, (hi-lo)*3/2)
 	for pos := lo; pos < hi; pos++ {
 		nd := &frontier[pos]
@@ -309,7 +330,8 @@ func (c *checker) expandChunk(frontier []node, lo, hi int, seen *fpSet, expand b
 			}
 			off := len(out.arena)
 			out.arena = model.AppendEncoding(out.arena, t)
-			fp := model.Hash64(out.arena[off:])
+			var fp uint64
+			fp, buf = c.fingerprintBuf(t, out.arena[off:], buf)
 			if seen.contains(fp) {
 				out.arena = out.arena[:off]
 			} else {

@@ -24,7 +24,7 @@ func specDir(t testing.TB) string {
 func run(t testing.TB, chk *tlccfg.Check, workers int) *Result {
 	t.Helper()
 	res, err := Run(context.Background(), &chk.Config, Options{Workers: workers, Invariants: chk.Invariants,
-		Properties: chk.Properties, ConfigName: chk.Name})
+		Properties: chk.Properties, Symmetry: chk.Symmetry, ConfigName: chk.Name})
 	if err != nil {
 		t.Fatalf("%s: %v", chk.Name, err)
 	}
@@ -66,11 +66,9 @@ func TestManifestCIConfigs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := tlcjson.LoadRuns(filepath.Join(filepath.Dir(dir), "traces", "tlc"))
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Log("traces/tlc/runs.json does not exist: comparing verdicts only, not TLC's counts (run `hwepoch tlc` to record them)")
-	} else if err != nil {
-		t.Fatal(err)
+	runs := loadRuns(t, dir)
+	if runs == nil {
+		t.Log("comparing verdicts only, not TLC's counts")
 	}
 	for _, e := range m.Configs {
 		if !e.CI {
@@ -106,6 +104,27 @@ func TestManifestCIConfigs(t *testing.T) {
 	}
 }
 
+// loadRuns reads traces/tlc/runs.json, or returns nil (saying why) when it
+// does not exist or was recorded on another version of the spec.
+func loadRuns(t *testing.T, specDir string) *tlcjson.Runs {
+	runs, err := tlcjson.LoadRuns(filepath.Join(filepath.Dir(specDir), "traces", "tlc"))
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Log("traces/tlc/runs.json does not exist (run `hwepoch tlc` to record TLC's runs)")
+		return nil
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := runs.ForSpec(filepath.Join(specDir, "Replication.tla"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Log("traces/tlc/runs.json was recorded on another version of spec/Replication.tla (rerun `hwepoch tlc`)")
+		return nil
+	}
+	return runs
+}
+
 func compareWithTLC(t *testing.T, res *Result, tlc tlcjson.Run) {
 	t.Helper()
 	got := "holds"
@@ -133,11 +152,9 @@ func compareWithTLC(t *testing.T, res *Result, tlc tlcjson.Run) {
 // state for state (the CI configurations are covered above).
 func TestRecordedTLCRuns(t *testing.T) {
 	dir := specDir(t)
-	runs, err := tlcjson.LoadRuns(filepath.Join(filepath.Dir(dir), "traces", "tlc"))
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skip("traces/tlc/runs.json does not exist: no recorded TLC runs to compare with (run `hwepoch tlc`)")
-	} else if err != nil {
-		t.Fatal(err)
+	runs := loadRuns(t, dir)
+	if runs == nil {
+		t.Skip("no recorded TLC runs of this spec to compare with")
 	}
 	limit := int64(1_500_000)
 	if testing.Short() {

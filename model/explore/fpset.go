@@ -89,14 +89,6 @@ func (sh *fpShard) grow() {
 	}
 }
 
-func (s *fpSet) len() int {
-	n := 0
-	for i := range s.shards {
-		n += s.shards[i].n
-	}
-	return n
-}
-
 // bytes is the memory the set holds.
 func (s *fpSet) bytes() int {
 	n := 0

@@ -16,6 +16,9 @@ type Options struct {
 	// properties ([][A]_vars) to check; see model.Invariants and model.Properties.
 	Invariants []string
 	Properties []string
+	// Symmetry explores one state per permutation class of the replicas
+	// (the spec's Symmetry == Permutations(Replicas), TLC's SYMMETRY).
+	Symmetry bool
 	// ConfigName labels the traces the search returns.
 	ConfigName string
 	// Progress, when set, receives a progress line about every

@@ -29,6 +29,7 @@ type smallRun struct {
 	Name       string       `json:"name"`
 	Config     model.Config `json:"config"`
 	Invariants []string     `json:"invariants"`
+	Symmetry   bool         `json:"symmetry,omitempty"`
 	TLC        struct {
 		Verdict   string `json:"verdict"`
 		Property  string `json:"property"`
@@ -61,9 +62,13 @@ func TestSmallConfigsMatchTLC(t *testing.T) {
 	s := loadSmall(t)
 	for _, r := range s.Runs {
 		t.Run(r.Name, func(t *testing.T) {
+			if testing.Short() && r.TLC.Distinct > 100_000 {
+				t.Skipf("%d states: not in -short mode", r.TLC.Distinct)
+			}
 			t.Parallel()
 			cfg := r.Config
-			res, err := Run(context.Background(), &cfg, Options{Workers: 1, Invariants: r.Invariants, ConfigName: r.Name})
+			res, err := Run(context.Background(), &cfg, Options{Workers: 1, Invariants: r.Invariants,
+				Symmetry: r.Symmetry, ConfigName: r.Name})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +117,11 @@ func TestRegenerateSmallTLCRuns(t *testing.T) {
 	for i := range s.Runs {
 		r := &s.Runs[i]
 		cfgPath := filepath.Join(dir, r.Name+".cfg")
-		if err := os.WriteFile(cfgPath, []byte(FormatCfg(&r.Config, r.Invariants)), 0o644); err != nil {
+		text := FormatCfg(&r.Config, r.Invariants)
+		if r.Symmetry {
+			text += "SYMMETRY Symmetry\n"
+		}
+		if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		cmd := exec.Command("java", "-XX:+UseParallelGC", "-cp", jar, "tlc2.TLC", "-workers", "1", "-deadlock",

@@ -14,6 +14,7 @@ type Check struct {
 	Config     model.Config
 	Invariants []string
 	Properties []string
+	Symmetry   bool // SYMMETRY Symmetry: explore one state per permutation class of Replicas
 }
 
 // specConstants are the spec's CONSTANTS, each with the kind of value it takes.
@@ -41,6 +42,9 @@ func (f *File) ToCheck() (*Check, error) {
 		return nil, at(1, f.Specification, "SPECIFICATION must be Spec (Init /\\ [][Next]_vars)")
 	case f.Specification == "" && (f.Init != "Init" || f.Next != "Next"):
 		return nil, at(1, "", "give SPECIFICATION Spec, or INIT Init and NEXT Next")
+	}
+	if f.Symmetry != "" && f.Symmetry != "Symmetry" {
+		return nil, at(1, f.Symmetry, "SYMMETRY must be the spec's Symmetry (Permutations(Replicas))")
 	}
 	if len(f.Constraints) > 0 {
 		return nil, at(1, f.Constraints[0], "CONSTRAINT is not supported: the spec bounds its state space with MaxRecords, MaxEpoch and MaxCrashes")
@@ -105,7 +109,8 @@ func (f *File) ToCheck() (*Check, error) {
 			return nil, at(1, n, "unknown property %s (the spec's action properties: %v)", n, model.PropertyNames())
 		}
 	}
-	return &Check{Name: Base(f.Path), Config: cfg, Invariants: f.Invariants, Properties: f.Properties}, nil
+	return &Check{Name: Base(f.Path), Config: cfg, Invariants: f.Invariants, Properties: f.Properties,
+		Symmetry: f.Symmetry != ""}, nil
 }
 
 // LoadCheck parses path and maps it with ToCheck.

@@ -72,6 +72,7 @@ type File struct {
 	Invariants    []string
 	Properties    []string
 	Constraints   []string
+	Symmetry      string // SYMMETRY: the operator naming the permutations, "" if none
 }
 
 // Constant returns the named constant.
@@ -97,12 +98,12 @@ func ParseFile(path string) (*File, error) {
 var sections = map[string]bool{
 	"SPECIFICATION": true, "INIT": true, "NEXT": true, "CONSTANT": true, "CONSTANTS": true,
 	"INVARIANT": true, "INVARIANTS": true, "PROPERTY": true, "PROPERTIES": true,
-	"CONSTRAINT": true, "CONSTRAINTS": true,
+	"CONSTRAINT": true, "CONSTRAINTS": true, "SYMMETRY": true,
 }
 
 // unsupported are TLC .cfg keywords that the Go model cannot honour.
 var unsupported = map[string]bool{
-	"SYMMETRY": true, "VIEW": true, "ACTION_CONSTRAINT": true, "ACTION_CONSTRAINTS": true,
+	"VIEW": true, "ACTION_CONSTRAINT": true, "ACTION_CONSTRAINTS": true,
 	"CHECK_DEADLOCK": true, "ALIAS": true, "POSTCONDITION": true, "TYPE": true, "TYPE_CONSTRAINT": true,
 }
 
@@ -147,12 +148,12 @@ func Parse(name string, src []byte) (*File, error) {
 			return nil, p.errAt(kw, "%s is not supported: the Go model explores exactly Init and Next", kw.text)
 		}
 		switch kw.text {
-		case "SPECIFICATION", "INIT", "NEXT":
+		case "SPECIFICATION", "INIT", "NEXT", "SYMMETRY":
 			id := p.next()
 			if id.kind != tIdent || isSection(id) {
 				return nil, p.errAt(id, "%s needs an operator name", kw.text)
 			}
-			dst := map[string]*string{"SPECIFICATION": &f.Specification, "INIT": &f.Init, "NEXT": &f.Next}[kw.text]
+			dst := map[string]*string{"SPECIFICATION": &f.Specification, "INIT": &f.Init, "NEXT": &f.Next, "SYMMETRY": &f.Symmetry}[kw.text]
 			if *dst != "" {
 				return nil, p.errAt(kw, "%s given twice", kw.text)
 			}

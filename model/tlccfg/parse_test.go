@@ -59,7 +59,7 @@ func TestParseErrorsNameLineAndToken(t *testing.T) {
 	}{
 		{"SPECIFICATION Spec\nCONSTANTS\n  X = @", `x.cfg:3: at "@": unexpected character`},
 		{"SPECIFICATION Spec\nCONSTANTS\n  X = {a, b", `x.cfg:3: at end of file: expected , or } in a set`},
-		{"SPECIFICATION Spec\nSYMMETRY Perms", `x.cfg:2: at "SYMMETRY": SYMMETRY is not supported`},
+		{"SPECIFICATION Spec\nVIEW V", `x.cfg:2: at "VIEW": VIEW is not supported`},
 		{"SPECIFICATION Spec\nCONSTANTS\n  X <- Y", `x.cfg:3: at "<-": substitution`},
 		{"FOO Spec", `x.cfg:1: at "FOO": expected a section keyword`},
 		{"(* open", `x.cfg:1: at "(*": comment is never closed`},
@@ -87,12 +87,13 @@ func TestToCheckErrors(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "NeverTruncates", "Foo", 1) }, "unknown property Foo"},
 		{func(s string) string { return strings.Replace(s, "MaxCrashes = 1", "MaxCrashes = 1\n Extra = 2", 1) }, "the spec declares no constant Extra"},
 		{func(s string) string { return strings.Replace(s, "    MaxEpoch = 2\n", "", 1) }, "constant MaxEpoch is not assigned"},
-		{func(s string) string { return strings.Replace(s, `"LeaderEpoch"`, `"Epoch"`, 1) }, "ASSUME violated: Truncation"},
+		{func(s string) string { return strings.Replace(s, `"LeaderEpoch"`, `"Epoch"`, 1) }, "ASSUME violated: constant Truncation"},
 		{func(s string) string { return strings.Replace(s, "MinInsyncReplicas = 1", "MinInsyncReplicas = 0", 1) }, "MinInsyncReplicas = 0"},
 		{func(s string) string { return strings.Replace(s, "Fencing = TRUE", "Fencing = 1", 1) }, "Fencing must be TRUE or FALSE"},
 		{func(s string) string { return strings.Replace(s, "{r2, r1}", "{r1, None}", 1) }, "ASSUME None \\notin Replicas"},
 		{func(s string) string { return strings.Replace(s, "SPECIFICATION Spec", "SPECIFICATION Other", 1) }, "SPECIFICATION must be Spec"},
 		{func(s string) string { return s + "CONSTRAINT Bound\n" }, "CONSTRAINT is not supported"},
+		{func(s string) string { return s + "SYMMETRY Perms\n" }, "SYMMETRY must be the spec's Symmetry"},
 		{func(s string) string { return strings.Replace(s, "MaxRecords = 2", "MaxRecords = -1", 1) }, "MaxRecords = -1"},
 	}
 	for _, c := range cases {
@@ -104,6 +105,17 @@ func TestToCheckErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want an error containing %q", err, c.want)
 		}
+	}
+}
+
+func TestSymmetry(t *testing.T) {
+	f, err := Parse("x.cfg", []byte(sample+"SYMMETRY Symmetry\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.ToCheck()
+	if err != nil || !c.Symmetry {
+		t.Fatalf("symmetry %v, err %v", c, err)
 	}
 }
 

@@ -1,6 +1,8 @@
 package tlcjson
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -69,6 +71,18 @@ func LoadRuns(dir string) (*Runs, error) {
 	}
 	r.Dir = dir
 	return &r, nil
+}
+
+// ForSpec reports whether the runs were recorded on the spec file at
+// specPath (by its SHA-256); runs of another version of the spec say
+// nothing about this one.
+func (r *Runs) ForSpec(specPath string) (bool, error) {
+	b, err := os.ReadFile(specPath)
+	if err != nil {
+		return false, err
+	}
+	sum := sha256.Sum256(b)
+	return r.SpecSha256 == "" || r.SpecSha256 == hex.EncodeToString(sum[:]), nil
 }
 
 // Exhaustive returns the model-checking run of the named configuration.
