@@ -71,3 +71,10 @@ func TestCheckWrongVerdictFails(t *testing.T) {
 		t.Errorf("missing runs.json should be reported: %s", errs)
 	}
 }
+
+func TestCheckSimulate(t *testing.T) {
+	code, out, errs := runCLI("check", "-q", "-simulate", "50", "-seed", "3", "w-leader-change", "le-fenced-2")
+	if code != 0 || !strings.Contains(out, "violated NeverLeaderChange") || !strings.Contains(out, "no violation") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
