@@ -103,17 +103,129 @@ func Permute(cfg *Config, s *State, perm []int) State {
 func SymmetricFingerprint(cfg *Config, s *State, perms [][]int, buf []byte) (uint64, []byte) {
 	var best uint64
 	for k, p := range perms {
-		var fp uint64
-		if k == 0 { // the identity
-			buf = AppendEncoding(buf[:0], s)
-		} else {
-			u := Permute(cfg, s, p)
-			buf = AppendEncoding(buf[:0], &u)
-		}
-		fp = Hash64(buf)
+		buf = AppendPermutedEncoding(buf[:0], cfg, s, p, Inverse(p))
+		fp := Hash64(buf)
 		if k == 0 || fp < best {
 			best = fp
 		}
 	}
 	return best, buf
+}
+
+// AppendPermutedEncoding appends the encoding of Permute(cfg, s, perm)
+// without building the permuted state: the symmetric fingerprint encodes
+// every successor once per permutation, and building States for that
+// dominated the cost of symmetric searches. inv is perm's inverse.
+func AppendPermutedEncoding(buf []byte, cfg *Config, s *State, perm, inv []int) []byte {
+	e := encoder{buf}
+	n := len(inv)
+	rename := func(r Replica) Replica {
+		if i := cfg.Index(r); i >= 0 {
+			return cfg.Replicas[perm[i]]
+		}
+		return r
+	}
+	var tmp [8]Replica
+	set := func(rs []Replica) {
+		var out []Replica
+		if len(rs) <= len(tmp) {
+			out = tmp[:len(rs)]
+		} else {
+			out = make([]Replica, len(rs))
+		}
+		for i, r := range rs {
+			out[i] = rename(r)
+		}
+		slices.Sort(out)
+		e.replicas(out)
+	}
+	msg := func(m Msg) {
+		if m.Type != MsgNone {
+			m.Leader, m.Src, m.Dst = rename(m.Leader), rename(m.Src), rename(m.Dst)
+		}
+		if m.Type == MsgLeaderAndIsr {
+			e.b = append(e.b, byte(m.Type))
+			e.replica(m.Leader)
+			e.int(m.Epoch)
+			set(m.Isr)
+			return
+		}
+		e.msg(&m)
+	}
+	e.len(n)
+	for j := range n {
+		lg := s.Log[inv[j]]
+		e.len(len(lg))
+		for _, r := range lg {
+			e.int(r.ID)
+			e.int(r.Epoch)
+		}
+	}
+	e.len(n)
+	for j := range n {
+		c := s.EpochCache[inv[j]]
+		e.len(len(c))
+		for _, x := range c {
+			e.int(x.Epoch)
+			e.int(x.Start)
+		}
+	}
+	ints := func(xs []int) {
+		e.len(n)
+		for j := range n {
+			e.int(xs[inv[j]])
+		}
+	}
+	ints(s.HwCheckpoint)
+	e.len(n)
+	for j := range n {
+		e.b = append(e.b, byte(s.Role[inv[j]]))
+	}
+	ints(s.LeaderEpoch)
+	e.len(n)
+	for j := range n {
+		e.replica(rename(s.Leader[inv[j]]))
+	}
+	ints(s.Hw)
+	e.len(n)
+	for j := range n {
+		set(s.Isr[inv[j]])
+	}
+	e.len(n)
+	for j := range n {
+		ints(s.FollowerLeo[inv[j]])
+	}
+	e.len(n)
+	for j := range n {
+		e.b = append(e.b, byte(s.FetchState[inv[j]]))
+	}
+	e.replica(rename(s.CtrlLeader))
+	e.int(s.CtrlEpoch)
+	set(s.CtrlIsr)
+	e.len(n)
+	for j := range n {
+		q := s.ControllerQueue[inv[j]]
+		e.len(len(q))
+		for _, m := range q {
+			msg(m)
+		}
+	}
+	e.len(n)
+	for j := range n {
+		msg(s.Inflight[inv[j]])
+	}
+	e.int(s.NextId)
+	e.int(s.Crashes)
+	e.offsetIDs(s.Acked)
+	e.offsetIDs(s.Committed)
+	return e.b
+}
+
+// Inverse returns the inverse of a permutation.
+func Inverse(perm []int) []int {
+	inv := make([]int, len(perm))
+	for i, j := range perm {
+		inv[j] = i
+	}
+	return inv
 }

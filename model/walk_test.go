@@ -101,6 +101,9 @@ func TestPermute(t *testing.T) {
 				inv[j] = i
 			}
 			u := Permute(cfg, &s, p)
+			if string(AppendPermutedEncoding(nil, cfg, &s, p, inv)) != string(Encode(u)) {
+				t.Fatalf("AppendPermutedEncoding differs from Encode(Permute) for %v", p)
+			}
 			if back := Permute(cfg, &u, inv); !back.Equal(s) {
 				t.Fatalf("permuting by %v and back changes the state", p)
 			}

@@ -55,6 +55,7 @@ type found struct {
 type checker struct {
 	cfg   *model.Config
 	perms [][]int // the replica permutations other than the identity, with Symmetry
+	pinvs [][]int // their inverses
 	invs  []namedInv
 	props []namedProp
 }
@@ -79,6 +80,9 @@ func newChecker(cfg *model.Config, opts *Options) (*checker, error) {
 	c := &checker{cfg: cfg}
 	if opts.Symmetry {
 		c.perms = model.Permutations(cfg.N())[1:]
+		for _, p := range c.perms {
+			c.pinvs = append(c.pinvs, model.Inverse(p))
+		}
 	}
 	for _, n := range opts.Invariants {
 		c.invs = append(c.invs, namedInv{n, model.Invariants[n]})
@@ -255,9 +259,8 @@ func (c *checker) fingerprint(s *model.State, enc, buf []byte) uint64 {
 
 func (c *checker) fingerprintBuf(s *model.State, enc, buf []byte) (uint64, []byte) {
 	fp := model.Hash64(enc)
-	for _, p := range c.perms {
-		u := model.Permute(c.cfg, s, p)
-		buf = model.AppendEncoding(buf[:0], &u)
+	for k, p := range c.perms {
+		buf = model.AppendPermutedEncoding(buf[:0], c.cfg, s, p, c.pinvs[k])
 		fp = min(fp, model.Hash64(buf))
 	}
 	return fp, buf
