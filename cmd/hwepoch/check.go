@@ -2,40 +2,25 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"text/tabwriter"
 	"time"
 
+	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace"
 	"github.com/hwepoch/hwepoch/trace/itf"
-	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 func init() {
 	register("check", "explore the spec's configurations with the Go model and compare verdicts with the manifest and TLC", runCheck)
-}
-
-// checkRow is one configuration's outcome.
-type checkRow struct {
-	entry tlccfg.Entry
-	chk   *tlccfg.Check
-	res   *explore.Result
-	found string // "holds" | "violated"
-	ok    bool   // found (and the property) equals the manifest's expectation
-	tlc   *tlcjson.Run
-	vsTLC string // "=", "MISMATCH" or "" (no recorded run)
-	why   string // what the mismatch is
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -116,18 +101,12 @@ flags:
 	if *runsFlag != "" {
 		runsDir = filepath.Dir(*runsFlag)
 	}
-	runs, err := tlcjson.LoadRuns(runsDir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(stderr, "hwepoch check: %s does not exist: not comparing with TLC (run `hwepoch tlc` to record TLC's runs)\n", filepath.Join(runsDir, "runs.json"))
-		runs = nil
-	case err != nil:
+	runs, note, err := verify.LoadRuns(man, runsDir)
+	if err != nil {
 		return fail("%v", err)
-	case runs.SpecSha256 != "":
-		if sum, err := fileSha256(filepath.Join(specDir, man.Spec)); err == nil && sum != runs.SpecSha256 {
-			fmt.Fprintf(stderr, "hwepoch check: %s was recorded for another version of %s: not comparing with TLC (rerun `hwepoch tlc`)\n", filepath.Join(runsDir, "runs.json"), man.Spec)
-			runs = nil
-		}
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "hwepoch check: %s\n", note)
 	}
 	if *itfDir != "" {
 		if err := os.MkdirAll(*itfDir, 0o755); err != nil {
@@ -142,27 +121,18 @@ flags:
 	if *quiet {
 		progress = nil
 	}
-	var rows []checkRow
+	var rows []verify.ConfigResult
 	for _, e := range entries {
-		chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+		row, err := verify.ExploreConfig(context.Background(), man, e, runs, verify.ExploreOptions{
+			Workers: *workers, Progress: progress, ProgressPrefix: "hwepoch check: ",
+		})
 		if err != nil {
 			return fail("%v", err)
 		}
-		if progress != nil {
-			fmt.Fprintf(stderr, "hwepoch check: exploring %s (%s)\n", e.Name, chk.Config.String())
-		}
-		res, err := explore.Run(context.Background(), &chk.Config, explore.Options{
-			Workers: *workers, Invariants: chk.Invariants, Properties: chk.Properties,
-			Symmetry: chk.Symmetry, ConfigName: e.Name, Progress: progress,
-		})
-		if err != nil {
-			return fail("%s: %v", e.Name, err)
-		}
-		row := judge(e, chk, res, runs)
 		rows = append(rows, row)
-		if *itfDir != "" && res.Violation != nil {
+		if *itfDir != "" && row.Res.Violation != nil {
 			path := filepath.Join(*itfDir, e.Name+".itf.json")
-			if err := itf.WriteFile(path, &chk.Config, res.Violation.Trace); err != nil {
+			if err := itf.WriteFile(path, &row.Check.Config, row.Res.Violation.Trace); err != nil {
 				return fail("%v", err)
 			}
 		}
@@ -170,21 +140,21 @@ flags:
 	printTable(stdout, rows)
 	status := 0
 	for _, r := range rows {
-		if r.res.Violation != nil {
-			fmt.Fprintf(stdout, "\n%s: %s\n", r.entry.Name, r.res.Violation)
-			trace.Render(stdout, &r.chk.Config, r.res.Violation.Trace)
+		if r.Res.Violation != nil {
+			fmt.Fprintf(stdout, "\n%s: %s\n", r.Entry.Name, r.Res.Violation)
+			trace.Render(stdout, &r.Check.Config, r.Res.Violation.Trace)
 		}
-		if !r.ok || r.vsTLC == "MISMATCH" {
+		if !r.OK || r.VsTLC == "MISMATCH" {
 			status = 1
 		}
 	}
 	fmt.Fprintln(stdout)
 	for _, r := range rows {
-		if !r.ok {
-			fmt.Fprintf(stdout, "WRONG VERDICT %s: expected %s, found %s\n", r.entry.Name, expectation(r.entry), r.foundString())
+		if !r.OK {
+			fmt.Fprintf(stdout, "WRONG VERDICT %s: expected %s, found %s\n", r.Entry.Name, verify.Expectation(r.Entry), r.FoundString())
 		}
-		if r.vsTLC == "MISMATCH" {
-			fmt.Fprintf(stdout, "MISMATCH WITH TLC %s: %s\n", r.entry.Name, r.why)
+		if r.VsTLC == "MISMATCH" {
+			fmt.Fprintf(stdout, "MISMATCH WITH TLC %s: %s\n", r.Entry.Name, r.Why)
 		}
 	}
 	if status == 0 {
@@ -193,83 +163,30 @@ flags:
 	return status
 }
 
-func expectation(e tlccfg.Entry) string {
-	if e.Expect == "violated" {
-		return "violated " + e.Property
-	}
-	return e.Expect
-}
-
-func (r checkRow) foundString() string {
-	if r.res.Violation != nil {
-		return "violated " + r.res.Violation.Property
-	}
-	return r.found
-}
-
-// judge compares the explorer's result with the manifest and TLC's run.
-func judge(e tlccfg.Entry, chk *tlccfg.Check, res *explore.Result, runs *tlcjson.Runs) checkRow {
-	row := checkRow{entry: e, chk: chk, res: res, found: "holds"}
-	if res.Violation != nil {
-		row.found = "violated"
-	}
-	row.ok = row.found == e.Expect && (e.Expect == "holds" || res.Violation.Property == e.Property)
-	if runs == nil {
-		return row
-	}
-	tlc, ok := runs.Exhaustive(e.Name)
-	if !ok {
-		return row
-	}
-	row.tlc = &tlc
-	row.vsTLC = "="
-	switch {
-	case tlc.Verdict != row.found:
-		row.vsTLC, row.why = "MISMATCH", fmt.Sprintf("TLC: %s, explorer: %s", tlc.Verdict, row.found)
-	case tlc.Verdict == "holds" && (tlc.DistinctStates != res.Distinct || tlc.Depth != res.Depth):
-		row.vsTLC, row.why = "MISMATCH", fmt.Sprintf("TLC: %d distinct states, depth %d; explorer: %d, depth %d",
-			tlc.DistinctStates, tlc.Depth, res.Distinct, res.Depth)
-	case tlc.Verdict == "violated" && tlc.Property != "" && tlc.Property != res.Violation.Property:
-		row.vsTLC, row.why = "MISMATCH", fmt.Sprintf("TLC violated %s, explorer %s", tlc.Property, res.Violation.Property)
-	case tlc.Verdict == "violated" && tlc.TraceLength > 0 && res.Violation.Trace.Len() > tlc.TraceLength:
-		row.vsTLC, row.why = "MISMATCH", fmt.Sprintf("TLC's counterexample has %d states, the explorer's %d", tlc.TraceLength, res.Violation.Trace.Len())
-	}
-	return row
-}
-
-func printTable(w io.Writer, rows []checkRow) {
+func printTable(w io.Writer, rows []verify.ConfigResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "config\tpolicy\texpected\tfound\tdistinct\tgenerated\tdepth\ttime\tTLC distinct\tTLC depth\tvs TLC\t")
 	for _, r := range rows {
-		ok := r.foundString()
-		if !r.ok {
+		ok := r.FoundString()
+		if !r.OK {
 			ok += " (WRONG)"
 		}
 		tlcD, tlcDepth, vs := "-", "-", "-"
-		if r.tlc != nil {
-			tlcD, tlcDepth, vs = fmt.Sprint(r.tlc.DistinctStates), fmt.Sprint(r.tlc.Depth), r.vsTLC
-			if r.tlc.Verdict == "violated" {
-				tlcDepth += fmt.Sprintf(" (trace %d)", r.tlc.TraceLength)
+		if r.TLC != nil {
+			tlcD, tlcDepth, vs = fmt.Sprint(r.TLC.DistinctStates), fmt.Sprint(r.TLC.Depth), r.VsTLC
+			if r.TLC.Verdict == "violated" {
+				tlcDepth += fmt.Sprintf(" (trace %d)", r.TLC.TraceLength)
 			}
 		}
-		depth := fmt.Sprint(r.res.Depth)
-		if r.res.Violation != nil {
-			depth += fmt.Sprintf(" (trace %d)", r.res.Violation.Trace.Len())
+		depth := fmt.Sprint(r.Res.Depth)
+		if r.Res.Violation != nil {
+			depth += fmt.Sprintf(" (trace %d)", r.Res.Violation.Trace.Len())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.entry.Name, r.entry.Policy,
-			expectation(r.entry), ok, r.res.Distinct, r.res.Generated, depth,
-			r.res.Duration.Round(time.Millisecond), tlcD, tlcDepth, vs)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Entry.Policy,
+			verify.Expectation(r.Entry), ok, r.Res.Distinct, r.Res.Generated, depth,
+			r.Res.Duration.Round(time.Millisecond), tlcD, tlcDepth, vs)
 	}
 	tw.Flush()
-}
-
-func fileSha256(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
 }
 
 // simulateConfigs is check -simulate: random walks instead of the exhaustive search.
@@ -309,7 +226,7 @@ func simulateConfigs(man *tlccfg.Manifest, entries []tlccfg.Entry, walks int, se
 				}
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t\n", e.Name, expectation(e), res.Walks, res.Steps, verdict, res.Duration.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t\n", e.Name, verify.Expectation(e), res.Walks, res.Steps, verdict, res.Duration.Round(time.Millisecond))
 	}
 	tw.Flush()
 	for i, v := range found {
