@@ -143,7 +143,7 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	res := &Result{}
 	seen := newFPSet()
-	var parents []uint32 // parents[i]: the state state i was first reached from
+	var parents []uint32 // parents[i]: the state that state i was first reached from
 	var acts []packed    // acts[i]: the action that reached it
 	buf := make([]byte, 0, 512)
 
@@ -169,11 +169,7 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 		}
 		res.Depth++
 		prog.depth.Store(int64(res.Depth))
-		if opts.MaxDepth > 0 && res.Depth > opts.MaxDepth {
-			res.Depth--
-			res.Queue = len(frontier)
-			break
-		}
+		// At MaxDepth the level is checked but not expanded.
 		expand := opts.MaxDepth == 0 || res.Depth < opts.MaxDepth
 		outs := c.expandLevel(frontier, seen, workers, expand, &prog)
 
