@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/hwepoch/hwepoch/internal/verify"
+	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace/scenario"
+)
+
+func init() {
+	register("verify", "the main job: every check of the project in one verdict table (explorer, TLC traces, scenarios, refinement, chaos)", runVerify)
+}
+
+// freeRunNote is printed under the table while refine has no free-run
+// validation to call: the stage is missing, and no row pretends otherwise.
+const freeRunNote = "free-run validation: not run -- refine/freerun has not landed in the repository yet, so the table has no free-run rows"
+
+func runVerify(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	quick := fl.Bool("quick", false, "a few seconds: ci-marked configurations, TLC traces and scenarios on the model, a tiny chaos campaign")
+	all := fl.Bool("all", false, "everything: every configuration whatever its size, longer random and chaos campaigns")
+	budget := fl.Int64("budget", 1_500_000, "by default, skip configurations whose recorded TLC run counted more distinct states than this")
+	workers := fl.Int("workers", runtime.GOMAXPROCS(0), "explorer worker goroutines")
+	traces := fl.Bool("traces", true, "print every counterexample, one line per replica per step (-traces=false: the table only)")
+	quiet := fl.Bool("q", false, "no progress lines on stderr")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, `usage: hwepoch verify [--quick | --all] [flags]
+
+Runs every check of the project and prints one table of verdicts, one row
+per check: stage, item, policy, states or steps, depth, wall time, the
+expected verdict, the verdict found, and ✓ (as expected), ✗ (not) or -
+(skipped, with the reason and the command that runs it). It needs no TLC:
+TLC's results are read from traces/tlc/.
+
+Stages:
+  explore    every configuration of spec/manifest.json, explored
+             exhaustively by the Go model (as hwepoch check), compared with
+             the manifest's verdict and TLC's recorded distinct states and
+             depth (traces/tlc/runs.json)
+  tlc-trace  every trace TLC exported (traces/tlc/*.json, traces/tlc/sim/)
+             replayed on the model, state equal at every step; it must
+             violate exactly what its run recorded, at its last state
+  scenario   every case of traces/scenarios/*.scenario on the model, with
+             the verdict its file expects
+  refine     TLC's traces, regressions and every scenario case replayed on
+             the implementation (stepped), its abstraction equal to the
+             model's state after every step
+  random     refine/random's gopter traces on model and implementation,
+             per policy
+  chaos      the implementation run free under seeded chaos: LeaderEpoch
+             must lose and diverge nothing; HighWatermark must be caught
+
+Counterexamples -- the violations expected (and any failure) -- are printed
+first, one line per replica per step, numbered as the table refers to them
+([n]); the table comes last.
+
+Modes: --quick takes seconds (ci-marked configurations, the model-side
+stages, a tiny chaos campaign); the default takes a few minutes on 2 cores
+and skips configurations whose TLC run counted more than -budget distinct
+states (run those with hwepoch check NAME); --all runs everything.
+
+Exit status: 0 only when every verdict is the expected one; 1 otherwise;
+2 on a usage or input error.
+
+flags:
+`)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "hwepoch verify: "+format+"\n", a...)
+		return 2
+	}
+	if fl.NArg() > 0 {
+		return fail("unexpected arguments %v (verify takes flags only; hwepoch check NAME explores one configuration)", fl.Args())
+	}
+	if *quick && *all {
+		return fail("give --quick or --all, not both")
+	}
+	mode := verify.Default
+	switch {
+	case *quick:
+		mode = verify.Quick
+	case *all:
+		mode = verify.All
+	}
+	var progress io.Writer = stderr
+	if *quiet {
+		progress = nil
+	}
+	say := func(format string, a ...any) {
+		if progress != nil {
+			fmt.Fprintf(progress, "hwepoch verify: "+format+"\n", a...)
+		}
+	}
+
+	specDir, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		return fail("%v", err)
+	}
+	man, err := tlccfg.LoadManifest(specDir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	runsDir := verify.RunsDir(specDir)
+	tracesDir := filepath.Dir(runsDir)
+	runs, note, err := verify.LoadRuns(man, runsDir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var notes []string
+	if note != "" {
+		notes = append(notes, note)
+		say("%s", note)
+	}
+
+	start := time.Now()
+	var rows []verify.Row
+	stage := func(name string, f func() []verify.Row) {
+		say("stage %s", name)
+		t := time.Now()
+		rs := f()
+		rows = append(rows, rs...)
+		p, fl, sk := verify.Count(rs)
+		say("stage %s: %d as expected, %d not, %d skipped, %v", name, p, fl, sk, time.Since(t).Round(time.Millisecond))
+	}
+	skip := func(st, why string) []verify.Row {
+		return []verify.Row{{Stage: st, Item: "(all)", Size: why, Expected: "-", Found: "not run", Status: verify.Skipped}}
+	}
+
+	stage("explore", func() []verify.Row {
+		return verify.ExploreRows(context.Background(), man, runs,
+			verify.ExplorePlan{Mode: mode, Budget: *budget, Workers: *workers}, progress)
+	})
+	stage("tlc-trace", func() []verify.Row { return verify.TLCTraceRows(man, runsDir) })
+	var scs []scenario.Scenario
+	stage("scenario", func() []verify.Row {
+		rs, loaded := verify.ScenarioRows(filepath.Join(tracesDir, "scenarios"))
+		scs = loaded
+		return rs
+	})
+	if mode == verify.Quick {
+		stage("refine", func() []verify.Row { return skip("refine", "skipped (--quick; run without it)") })
+		stage("random", func() []verify.Row { return skip("random", "skipped (--quick; run without it)") })
+	} else {
+		stage("refine", func() []verify.Row {
+			return append(verify.RefineReplayRows(tracesDir, progress), verify.RefineScenarioRows(scs, progress)...)
+		})
+		n := 100
+		if mode == verify.All {
+			n = 1000
+		}
+		stage("random", func() []verify.Row { return verify.RandomRows(verify.RandomPlan{Traces: n, Seed: 1}, progress) })
+	}
+	notes = append(notes, freeRunNote)
+	chaos := verify.ChaosPlan{LeaderEpochSeeds: 3, HWMaxSeeds: 12, Duration: time.Second}
+	switch mode {
+	case verify.Quick:
+		chaos.LeaderEpochSeeds = 1
+	case verify.All:
+		chaos.LeaderEpochSeeds, chaos.HWMaxSeeds = 20, 20
+	}
+	stage("chaos", func() []verify.Row { return verify.ChaosRows(chaos, progress) })
+
+	// Counterexamples first, numbered; the table last.
+	n := 0
+	for i := range rows {
+		if c := rows[i].Counterexample; c != nil {
+			n++
+			rows[i].Found += fmt.Sprintf(" [%d]", n)
+			if *traces {
+				fmt.Fprintf(stdout, "[%d] ", n)
+				c.Write(stdout)
+				fmt.Fprintln(stdout)
+			}
+		}
+	}
+	verify.WriteTable(stdout, rows)
+	fmt.Fprintln(stdout)
+	for _, nt := range notes {
+		fmt.Fprintln(stdout, nt)
+	}
+	pass, failed, skipped := verify.Count(rows)
+	fmt.Fprintf(stdout, "verify %s: %d checks as expected, %d not, %d skipped; %d counterexamples; %v\n",
+		mode, pass, failed, skipped, n, time.Since(start).Round(100*time.Millisecond))
+	if failed > 0 {
+		fmt.Fprintln(stdout, "FAILED: the rows marked ✗ did not give the expected verdict")
+		return 1
+	}
+	return 0
+}

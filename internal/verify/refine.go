@@ -1,0 +1,179 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/refine"
+	"github.com/hwepoch/hwepoch/refine/random"
+	"github.com/hwepoch/hwepoch/trace"
+	"github.com/hwepoch/hwepoch/trace/scenario"
+)
+
+// RefineReplayRows replays every trace under tracesDir that refine
+// discovers (TLC's exports in tlc/ and tlc/sim/, regressions) on the model
+// and on the implementation in stepped mode: after every step the
+// abstraction of the cluster must equal the model's state (refine.ReplayCase).
+func RefineReplayRows(tracesDir string, progress io.Writer) []Row {
+	files, err := refine.Discover(tracesDir)
+	if err != nil {
+		return []Row{{Stage: "refine", Item: tracesDir, Expected: "traces found", Found: "error: " + err.Error(), Status: Fail}}
+	}
+	var rows []Row
+	for _, f := range files {
+		item, _ := filepath.Rel(tracesDir, f)
+		item = filepath.ToSlash(item)
+		start := time.Now()
+		cases, err := refine.Load(f)
+		if err != nil {
+			rows = append(rows, Row{Stage: "refine", Item: item, Time: time.Since(start),
+				Expected: "impl = model at every step", Found: "does not load: " + err.Error(), Status: Fail})
+			continue
+		}
+		for _, c := range cases {
+			if progress != nil {
+				fmt.Fprintf(progress, "hwepoch verify: [refine] replaying %s on the implementation\n", item)
+			}
+			rows = append(rows, refineRow(item, c.Config, c.Trace.Len(), time.Now(), refine.ReplayCase(c, refine.Options{})))
+		}
+	}
+	return rows
+}
+
+// RefineScenarioRows replays every case of the scenarios on the
+// implementation: the model's trace of the case (refine.ActionsTrace), then
+// refine.Replay.
+func RefineScenarioRows(scs []scenario.Scenario, progress io.Writer) []Row {
+	var rows []Row
+	for _, sc := range scs {
+		for _, c := range sc.Cases() {
+			if progress != nil {
+				fmt.Fprintf(progress, "hwepoch verify: [refine] replaying scenario %s %s on the implementation\n", sc.Name, c)
+			}
+			start := time.Now()
+			cfg := sc.Config(c)
+			item := "scenario " + sc.Name
+			tr, err := refine.ActionsTrace(sc.Name+" "+c.String(), &cfg, sc.Actions(c))
+			if err == nil {
+				err = refine.Replay(&cfg, tr, refine.Options{})
+			}
+			row := refineRow(item, &cfg, tr.Len(), start, err)
+			row.Policy = c.String()
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+func refineRow(item string, cfg *model.Config, states int, start time.Time, err error) Row {
+	row := Row{Stage: "refine", Item: item, Policy: cfg.Truncation, Size: fmt.Sprintf("%d states", states),
+		Time: time.Since(start), Expected: "impl = model at every step", Status: Pass}
+	if err == nil {
+		row.Found = fmt.Sprintf("equal at all %d states", states)
+		return row
+	}
+	row.Status = Fail
+	var m *refine.Mismatch
+	if errors.As(err, &m) {
+		act := "Init"
+		if m.Action.Kind != model.NoAction {
+			act = trace.ActionString(m.Action)
+		}
+		row.Found = fmt.Sprintf("%s differs at step %d %s", m.Side, m.Step, act)
+		if f := diffFields(m.Diff); f != "" {
+			row.Found += ": " + f
+		} else {
+			row.Found += ": " + firstLine(m.What)
+		}
+	} else {
+		row.Found = "error: " + firstLine(err.Error())
+	}
+	row.Counterexample = &Counterexample{Title: "refine " + item + ": does not refine", Text: err.Error()}
+	return row
+}
+
+// RandomPlan sizes the random-trace campaign.
+type RandomPlan struct {
+	Traces int // per policy
+	Seed   int64
+}
+
+// RandomRows runs refine/random's gopter campaign for each policy: random
+// traces of enabled actions (and probes of disabled ones) on the model and
+// a fresh stepped cluster; the abstraction must equal the model's state
+// and the invariants the configuration promises must hold after every step.
+func RandomRows(plan RandomPlan, progress io.Writer) []Row {
+	var rows []Row
+	for i, p := range []string{model.HighWatermark, model.Kip101, model.LeaderEpoch} {
+		if progress != nil {
+			fmt.Fprintf(progress, "hwepoch verify: [random] %d random traces under %s\n", plan.Traces, p)
+		}
+		seed := plan.Seed + int64(i)
+		res, err := random.Run(random.Options{Policy: p, Traces: plan.Traces, Seed: seed})
+		row := Row{Stage: "random", Item: fmt.Sprintf("refine/random seed %d", seed), Policy: p,
+			Size: fmt.Sprintf("%d traces", res.Passed), Time: res.Took,
+			Expected: fmt.Sprintf("%d traces: impl = model, promised invariants hold", plan.Traces), Status: Pass}
+		switch {
+		case err != nil:
+			row.Status, row.Found = Fail, "error: "+firstLine(err.Error())
+		case res.Failure != nil:
+			f := res.Failure
+			row.Status = Fail
+			row.Found = fmt.Sprintf("failed after %d held; shrunk to %d steps", res.Passed, f.Trace.Len()-1)
+			if d := diffFields(f.Problem); d != "" {
+				row.Found += ": differs in " + d
+			}
+			row.Counterexample = &Counterexample{Title: fmt.Sprintf("random %s seed %d: shrunk failing trace", p, seed),
+				Config: f.Config, Trace: f.Trace, Text: refuseNote(f) + f.Problem}
+		case res.Passed < plan.Traces:
+			row.Status, row.Found = Fail, fmt.Sprintf("only %d traces ran", res.Passed)
+		default:
+			row.Found = fmt.Sprintf("%d held (%d clusters started)", res.Passed, res.Started)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func refuseNote(f *random.Failure) string {
+	if f.Refuse == nil {
+		return ""
+	}
+	return fmt.Sprintf("then the implementation must refuse %s\n", trace.ActionString(*f.Refuse))
+}
+
+// diffFields names the fields a cmp.Diff of two model states shows as
+// different ("NextId, Hw"), or "".
+func diffFields(diff string) string {
+	var names []string
+	for _, line := range strings.Split(diff, "\n") {
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "+") {
+			continue
+		}
+		t = strings.TrimSpace(t[1:])
+		i := strings.IndexAny(t, ": ")
+		if i <= 0 {
+			continue
+		}
+		n := t[:i]
+		if n[0] < 'A' || n[0] > 'Z' || slices.Contains(names, n) {
+			continue
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
