@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/scenario"
@@ -153,6 +154,23 @@ flags:
 		scs = loaded
 		return rs
 	})
+	if mode == verify.Quick {
+		stage("lemma", func() []verify.Row { return skip("lemma", "skipped (--quick; run without it, or hwepoch lemmas)") })
+	} else {
+		stage("lemma", func() []verify.Row {
+			var plans []lemmas.Plan
+			var skipped []verify.Row
+			for _, p := range lemmas.Plans {
+				if mode == verify.All || !p.Big {
+					plans = append(plans, p)
+				} else {
+					skipped = append(skipped, verify.Row{Stage: "lemma", Item: "all @ " + p.Config,
+						Size: "skipped (minutes; run hwepoch lemmas " + p.Config + ")", Expected: "-", Found: "not run", Status: verify.Skipped})
+				}
+			}
+			return append(verify.LemmaRows(context.Background(), man, plans, progress), skipped...)
+		})
+	}
 	if mode == verify.Quick {
 		stage("refine", func() []verify.Row { return skip("refine", "skipped (--quick; run without it)") })
 		stage("random", func() []verify.Row { return skip("random", "skipped (--quick; run without it)") })

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/hwepoch/hwepoch/internal/lemmas"
+	"github.com/hwepoch/hwepoch/internal/verify"
+	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace/scenario"
+)
+
+func init() {
+	register("lemmas", "check the lemmas of docs/correctness.md on every reachable state of a configuration", runLemmas)
+}
+
+func runLemmas(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("lemmas", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	all := fl.Bool("all", false, "every plan, including the ones that take minutes")
+	table := fl.Bool("table", false, "print the Markdown table of the lemmas along every scenario case (docs/correctness.md) and nothing else")
+	quiet := fl.Bool("q", false, "no progress lines on stderr")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, `usage: hwepoch lemmas [-all] [CONFIG ...]
+       hwepoch lemmas -table
+
+Checks the lemmas that the correctness argument for LeaderEpoch truncation
+rests on (docs/correctness.md; internal/lemmas), written in Go over the
+model's states: the whole state graph of each configuration is explored
+breadth first at the configuration's own bounds and every lemma is judged
+on every state and step. Each configuration has a plan saying which lemmas
+must hold there and which must be violated (where the protocol is broken,
+so that the checks are seen to bite). Prints a table and every violation,
+one line per replica per step.
+
+Without CONFIG: the plans that take seconds (with -all: every plan).
+The plans: `)
+		for i, p := range lemmas.Plans {
+			if i > 0 {
+				fmt.Fprint(stderr, ", ")
+			}
+			fmt.Fprint(stderr, p.Config)
+		}
+		fmt.Fprint(stderr, `.
+
+Exit status: 0 when every lemma gives its plan's verdict, 1 otherwise, 2 on
+a usage or input error.
+
+flags:
+`)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "hwepoch lemmas: "+format+"\n", a...)
+		return 2
+	}
+	specDir, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *table {
+		scs, err := scenario.LoadDir(filepath.Join(filepath.Dir(specDir), "traces", "scenarios"))
+		if err != nil {
+			return fail("%v", err)
+		}
+		t, err := lemmas.ScenarioTable(scs)
+		if err != nil {
+			return fail("%v", err)
+		}
+		fmt.Fprint(stdout, t)
+		return 0
+	}
+	man, err := tlccfg.LoadManifest(specDir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var plans []lemmas.Plan
+	for _, p := range lemmas.Plans {
+		if fl.NArg() == 0 && (*all || !p.Big) {
+			plans = append(plans, p)
+		}
+	}
+	for _, name := range fl.Args() {
+		found := false
+		for _, p := range lemmas.Plans {
+			if p.Config == name {
+				plans, found = append(plans, p), true
+			}
+		}
+		if !found {
+			return fail("no lemma plan for %q; the plans are for %v", name, planNames())
+		}
+	}
+	var progress io.Writer = stderr
+	if *quiet {
+		progress = nil
+	}
+	rows := verify.LemmaRows(context.Background(), man, plans, progress)
+	n := 0
+	for i := range rows {
+		if c := rows[i].Counterexample; c != nil {
+			n++
+			rows[i].Found += fmt.Sprintf(" [%d]", n)
+			fmt.Fprintf(stdout, "[%d] ", n)
+			c.Write(stdout)
+			fmt.Fprintln(stdout)
+		}
+	}
+	verify.WriteTable(stdout, rows)
+	pass, failed, _ := verify.Count(rows)
+	fmt.Fprintf(stdout, "\nlemmas: %d as expected, %d not\n", pass, failed)
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+func planNames() []string {
+	var out []string
+	for _, p := range lemmas.Plans {
+		out = append(out, p.Config)
+	}
+	return out
+}

@@ -1,0 +1,229 @@
+package lemmas
+
+import (
+	"context"
+	"flag"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/hwepoch/hwepoch/internal/tlc"
+	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace"
+	"github.com/hwepoch/hwepoch/trace/scenario"
+)
+
+var all = flag.Bool("lemmas.all", false, "also run the plans marked Big (minutes each)")
+
+// TestLemmaPlans explores each plan's configuration exhaustively at its
+// own bounds and judges every lemma on every reachable state and step: the
+// lemmas of Hold hold and had something to judge (their premise was met),
+// the lemmas of Violate are violated. Where TLC recorded a run that holds,
+// the number of distinct states is TLC's: the lemmas saw exactly the
+// states TLC and the explorer check.
+func TestLemmaPlans(t *testing.T) {
+	spec, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := tlc.ReadRuns(filepath.Join(filepath.Dir(spec), "traces", "tlc", "runs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specHash, err := tlc.FileSHA256(filepath.Join(spec, "Replication.tla"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range Plans {
+		t.Run(p.Config, func(t *testing.T) {
+			if p.Big && !*all {
+				t.Skipf("takes minutes: go test ./internal/lemmas -lemmas.all, or hwepoch lemmas %s", p.Config)
+			}
+			if testing.Short() && p.Config != "hw-acked-loss" {
+				t.Skip("-short")
+			}
+			t.Parallel()
+			chk, err := tlccfg.LoadCheck(filepath.Join(spec, p.Config+".cfg"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Check(context.Background(), &chk.Config, All, Options{Symmetry: chk.Symmetry, Name: p.Config})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d distinct states, %d steps, depth %d, %v", p.Config, rep.Distinct, rep.Steps, rep.Depth, rep.Duration)
+			if r, ok := runs.Get(p.Config); ok && r.Verdict == "holds" && r.SpecSHA256 == specHash {
+				if r.DistinctStates != rep.Distinct || r.Depth != rep.Depth {
+					t.Errorf("TLC found %d distinct states, depth %d; the lemma search %d, depth %d", r.DistinctStates, r.Depth, rep.Distinct, rep.Depth)
+				}
+			}
+			for _, o := range rep.Outcomes {
+				name := o.Lemma.Name
+				switch {
+				case slices.Contains(p.Hold, name):
+					if o.Violated != nil {
+						t.Errorf("%s is violated (trace of %d states):\n%s", o.Lemma, o.Violated.Len(), render(&chk.Config, *o.Violated))
+					} else if o.Premise == 0 {
+						t.Errorf("%s holds vacuously: its premise is never met", name)
+					}
+					t.Logf("%s holds; premise met %d times", name, o.Premise)
+				case p.Violate[name] != "":
+					if o.Violated == nil {
+						t.Errorf("%s holds, but must be violated here: %s", name, p.Violate[name])
+					} else {
+						t.Logf("%s violated as expected (%s), trace of %d states", name, p.Violate[name], o.Violated.Len())
+					}
+				}
+			}
+		})
+	}
+}
+
+func render(cfg *model.Config, tr trace.Trace) string {
+	var b []byte
+	w := &sliceWriter{&b}
+	trace.Render(w, cfg, tr)
+	return string(b)
+}
+
+type sliceWriter struct{ b *[]byte }
+
+func (w *sliceWriter) Write(p []byte) (int, error) { *w.b = append(*w.b, p...); return len(p), nil }
+
+// Every plan names a configuration of the manifest and lemmas that exist.
+func TestPlansAreWellFormed(t *testing.T) {
+	spec, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := tlccfg.LoadManifest(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range Plans {
+		if _, ok := man.Lookup(p.Config); !ok {
+			t.Errorf("plan %s: no such configuration in the manifest", p.Config)
+		}
+		for _, n := range p.Hold {
+			if _, ok := Find(n); !ok {
+				t.Errorf("plan %s: no lemma %s", p.Config, n)
+			}
+		}
+		for n := range p.Violate {
+			if _, ok := Find(n); !ok || slices.Contains(p.Hold, n) {
+				t.Errorf("plan %s: lemma %s unknown or both held and violated", p.Config, n)
+			}
+		}
+	}
+}
+
+// twoReplicas is a state of r1 (leader) and r2 with the given logs as
+// record epochs (ids are offset+1 within each log, distinct across logs
+// where the epochs differ) and caches derived from the logs.
+func twoReplicas(policy string, leader, follower []int) (*model.Config, model.State) {
+	cfg := &model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: policy, Acks: "all",
+		MinInsyncReplicas: 1, MaxRecords: 8, MaxEpoch: 8, MaxCrashes: 0}
+	s := model.Init(cfg)
+	mk := func(epochs []int) ([]model.Record, []model.Entry) {
+		var log []model.Record
+		var cache []model.Entry
+		for o, e := range epochs {
+			log = append(log, model.Record{ID: 100*e + o, Epoch: e})
+			cache = model.Assign(cache, e, o)
+		}
+		return log, cache
+	}
+	s.Log = make([][]model.Record, 2)
+	s.EpochCache = make([][]model.Entry, 2)
+	s.Log[0], s.EpochCache[0] = mk(leader)
+	s.Log[1], s.EpochCache[1] = mk(follower)
+	s.Hw = []int{0, len(follower)}
+	return cfg, s
+}
+
+// KIP-279's case (design.md §6): A = [e0 e2 e2 e2 e4 e4] leads, B =
+// [e0 e1 e3] follows. Kafka 0.11.0's rule leaves B untouched (offsets 1-2
+// diverge); the KIP-279 loop ends at offset 1, a prefix both logs share.
+func TestTruncationOffsetKIP279(t *testing.T) {
+	a, b := []int{0, 2, 2, 2, 4, 4}, []int{0, 1, 3}
+	cfg, s := twoReplicas(model.LeaderEpoch, a, b)
+	if to, done := TruncationOffset(cfg, &s, 0, 1); to != 1 || !done || !sharePrefix(s.Log[0], s.Log[1], to) {
+		t.Errorf("LeaderEpoch: truncation to %d (done %t), want 1, a shared prefix", to, done)
+	}
+	cfg, s = twoReplicas(model.Kip101, a, b)
+	if to, _ := TruncationOffset(cfg, &s, 0, 1); to != 3 || sharePrefix(s.Log[0], s.Log[1], to) {
+		t.Errorf("Kip101: truncation to %d, want 3 (nothing truncated, not a shared prefix)", to)
+	}
+	if _, ok := truncationFindsSharedPrefix(cfg, withLeader(cfg, s)); ok {
+		t.Errorf("L2a holds on KIP-279's case under Kip101")
+	}
+	cfg, s = twoReplicas(model.LeaderEpoch, a, b)
+	if premise, ok := truncationFindsSharedPrefix(cfg, withLeader(cfg, s)); !premise || !ok {
+		t.Errorf("L2a under LeaderEpoch: premise %t, ok %t", premise, ok)
+	}
+}
+
+// KIP-101 scenario 2 (design.md §6): B restarted with [m1], was elected
+// in epoch 1 and wrote m3 at offset 1: B = [e0 e1] leads; A = [e0 e0] (m1
+// m2) follows with HW 2. HighWatermark keeps A's m2 at offset 1, where B
+// has m3; LeaderEpoch asks for the end of epoch 0, gets 1 and truncates to 1.
+func TestTruncationOffsetKIP101Scenario2(t *testing.T) {
+	a, b := []int{0, 1}, []int{0, 0}
+	cfg, s := twoReplicas(model.HighWatermark, a, b)
+	if to, _ := TruncationOffset(cfg, &s, 0, 1); to != 2 {
+		t.Errorf("HighWatermark: %d, want 2 (the HW)", to)
+	}
+	cfg, s = twoReplicas(model.LeaderEpoch, a, b)
+	if to, _ := TruncationOffset(cfg, &s, 0, 1); to != 1 {
+		t.Errorf("LeaderEpoch: %d, want 1", to)
+	}
+}
+
+// withLeader makes r1 the controller's current leader of epoch 4.
+func withLeader(cfg *model.Config, s model.State) *model.State {
+	s.Role = []model.Role{model.Leader, model.Follower}
+	s.LeaderEpoch = []int{4, 4}
+	s.CtrlLeader, s.CtrlEpoch = cfg.Replicas[0], 4
+	return &s
+}
+
+// TestLemmasAlongScenarios judges the lemmas on every state and step of
+// every scenario case: every LeaderEpoch case keeps them all except the
+// stale-leader case without fencing (KIP-320), where a follower done
+// truncating ends up with a log that is not a prefix of its leader's; the
+// HighWatermark and Kip101 cases whose logs diverge break them.
+func TestLemmasAlongScenarios(t *testing.T) {
+	spec, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, err := scenario.LoadDir(filepath.Join(filepath.Dir(spec), "traces", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range scs {
+		for _, c := range sc.Cases() {
+			tr, v, err := sc.Run(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := sc.Config(c)
+			bs := AlongTrace(&cfg, tr)
+			t.Logf("%s %s: %s", sc.Name, c, breaksString(bs))
+			diverges := slices.Contains(v.Invariants(), "NoDivergence")
+			switch {
+			case c.Policy == model.LeaderEpoch && sc.Name == "kip320-stale-leader" && !cfg.Fencing:
+				if !slices.ContainsFunc(bs, func(b Break) bool { return b.Lemma == "L2b" }) {
+					t.Errorf("%s %s: L2b should break (the stale leader shaped the truncation): %s", sc.Name, c, breaksString(bs))
+				}
+			case c.Policy == model.LeaderEpoch:
+				if len(bs) > 0 {
+					t.Errorf("%s %s: lemmas break under LeaderEpoch: %s", sc.Name, c, breaksString(bs))
+				}
+			case diverges && len(bs) == 0:
+				t.Errorf("%s %s: the logs diverge but no lemma breaks", sc.Name, c)
+			}
+		}
+	}
+}

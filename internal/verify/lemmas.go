@@ -1,0 +1,82 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/hwepoch/hwepoch/internal/lemmas"
+	"github.com/hwepoch/hwepoch/model/tlccfg"
+)
+
+// LemmaRows checks the lemmas of each plan (internal/lemmas) over every
+// reachable state and step of its configuration: one row per lemma, whose
+// expected verdict is the plan's.
+func LemmaRows(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Plan, progress io.Writer) []Row {
+	var rows []Row
+	for _, p := range plans {
+		e, ok := man.Lookup(p.Config)
+		if !ok {
+			rows = append(rows, Row{Stage: "lemma", Item: p.Config, Expected: "a configuration of the manifest", Found: "none", Status: Fail})
+			continue
+		}
+		chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+		if err != nil {
+			rows = append(rows, Row{Stage: "lemma", Item: p.Config, Expected: "loads", Found: "error: " + err.Error(), Status: Fail})
+			continue
+		}
+		if progress != nil {
+			fmt.Fprintf(progress, "hwepoch verify: [lemma] checking the lemmas on every state of %s\n", p.Config)
+		}
+		rep, err := lemmas.Check(ctx, &chk.Config, lemmas.All, lemmas.Options{Symmetry: chk.Symmetry, Name: p.Config, Progress: progress})
+		if err != nil {
+			rows = append(rows, Row{Stage: "lemma", Item: p.Config, Expected: "explores", Found: "error: " + err.Error(), Status: Fail})
+			continue
+		}
+		rows = append(rows, PlanRows(p, rep, chk)...)
+	}
+	return rows
+}
+
+// PlanRows turns a lemma report into rows: one per lemma the plan judges.
+func PlanRows(p lemmas.Plan, rep *lemmas.Report, chk *tlccfg.Check) []Row {
+	var rows []Row
+	for _, o := range rep.Outcomes {
+		name := o.Lemma.Name
+		hold, why := slices.Contains(p.Hold, name), p.Violate[name]
+		if !hold && why == "" {
+			continue
+		}
+		unit := "states"
+		if o.Lemma.Step != nil {
+			unit = "steps"
+		}
+		row := Row{Stage: "lemma", Item: name + " @ " + p.Config, Policy: chk.Config.Truncation,
+			Size: fmt.Sprintf("%d states", rep.Distinct), Depth: fmt.Sprint(rep.Depth), Time: rep.Duration, Status: Pass}
+		if hold {
+			row.Expected = "holds, not vacuously"
+		} else {
+			row.Expected = "violated: " + why
+		}
+		switch {
+		case o.Violated != nil:
+			row.Found = fmt.Sprintf("violated (trace %d)", o.Violated.Len())
+			row.Counterexample = &Counterexample{Title: fmt.Sprintf("lemma %s @ %s: violated", o.Lemma, p.Config),
+				Config: &chk.Config, Trace: *o.Violated}
+			if hold {
+				row.Status = Fail
+			}
+		case o.Premise == 0:
+			row.Found = "holds vacuously (premise never met)"
+			row.Status = Fail
+		default:
+			row.Found = fmt.Sprintf("holds (premise met in %d %s)", o.Premise, unit)
+			if !hold {
+				row.Status = Fail
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
