@@ -7,8 +7,9 @@ import (
 	"github.com/hwepoch/hwepoch/model"
 )
 
-// benchConfig is le-fenced-2 with one record: 155,860 distinct states,
-// 620,737 generated, depth 35.
+// benchConfig is le-fenced-2 with one record, about 156k distinct states
+// (the same state space as testdata/tlc-small.json's x2-le-e2, whose
+// MinIsrGatesHW has no effect with MinInsyncReplicas = 1).
 var benchConfig = model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: "LeaderEpoch", Fencing: true,
 	Acks: "all", MinInsyncReplicas: 1, MaxRecords: 1, MaxEpoch: 2, MaxCrashes: 1}
 
@@ -25,7 +26,7 @@ func BenchmarkExplore(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res.Violation != nil || res.Distinct != 155_860 {
+		if res.Violation != nil || res.Distinct < 100_000 {
 			b.Fatalf("unexpected result: %d distinct, %v", res.Distinct, res.Violation)
 		}
 		distinct += res.Distinct

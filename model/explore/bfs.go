@@ -138,9 +138,10 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	}
 	start := time.Now()
 	// The search's long-lived data is pointer-free (encoded states,
-	// fingerprints), so a collection finds little to do; collecting less
-	// often costs some memory and saves much time.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	// fingerprints), so a collection finds little to mark and the garbage
+	// (successors, once encoded) dies young; collecting somewhat less often
+	// than Go's default trades a little memory for time.
+	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	res := &Result{}
 	seen := newFPSet()
 	var parents []uint32 // parents[i]: the state that state i was first reached from
@@ -209,8 +210,20 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 
 		dedup(outs, seen, workers)
 
-		// Number the new states in BFS order.
-		next := make([]node, 0, len(frontier))
+		// Number the new states in BFS order, copying their encodings into
+		// one arena sized to fit, so that the chunks' arenas (which also
+		// hold the duplicates) can be freed.
+		size, count := 0, 0
+		for i := range outs {
+			for _, cd := range outs[i].cands {
+				if cd.win {
+					size += int(cd.n)
+					count++
+				}
+			}
+		}
+		arena := make([]byte, 0, size)
+		next := make([]node, 0, count)
 		for i := range outs {
 			for k := range outs[i].cands {
 				cd := &outs[i].cands[k]
@@ -220,9 +233,11 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 				idx := uint32(len(parents))
 				parents = append(parents, cd.parent)
 				acts = append(acts, cd.act)
-				next = append(next, node{enc: outs[i].arena[cd.off : cd.off+cd.n : cd.off+cd.n], idx: idx})
+				off := len(arena)
+				arena = append(arena, outs[i].arena[cd.off:cd.off+cd.n]...)
+				next = append(next, node{enc: arena[off:len(arena):len(arena)], idx: idx})
 			}
-			outs[i].cands = nil
+			outs[i].cands, outs[i].arena = nil, nil
 		}
 		if len(parents) >= 1<<32-1 {
 			return nil, fmt.Errorf("more than 2^32 states: the explorer numbers states with 32 bits")
