@@ -40,8 +40,8 @@ type Result struct {
 	Complete  bool          // the whole state graph was searched (no violation, no depth limit)
 	// Violation is the first violation found, nil if none.
 	Violation *Violation
-	// MemBytes is the memory the search's own structures held at the end
-	// (fingerprints, parent pointers, frontier states are not counted).
+	// MemBytes is what the fingerprint set and the parent pointers held at
+	// the end (about 20 bytes a state); the frontier, encoded, comes on top.
 	MemBytes int64
 	// CollisionProb is the optimistic probability that two distinct states
 	// shared a fingerprint, n^2 / 2^65, as TLC reports it.
