@@ -1,0 +1,370 @@
+// Package docs holds the project's documentation; this test keeps
+// docs/correctness.md honest: every check it names exists, its generated
+// tables and pictures are current, and its links lead somewhere.
+package docs
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hwepoch/hwepoch/internal/lemmas"
+	"github.com/hwepoch/hwepoch/internal/verify"
+	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/render"
+	"github.com/hwepoch/hwepoch/trace/scenario"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated parts of docs/correctness.md and its docs/img/tlc-*.svg pictures")
+
+const (
+	root = ".."
+	doc  = "correctness.md"
+)
+
+func readDoc(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// testFuncs are the names of every Test function in the repository.
+func testFuncs(t *testing.T) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != root || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") {
+				out[fn.Name.Name] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// commands are the verbs cmd/hwepoch registers: register("NAME", ...).
+func commands(t *testing.T) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	fset := token.NewFileSet()
+	files, _ := filepath.Glob(filepath.Join(root, "cmd", "hwepoch", "*.go"))
+	for _, p := range files {
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "register" {
+				if lit, ok := call.Args[0].(*ast.BasicLit); ok {
+					name, _ := strconv.Unquote(lit.Value)
+					out[name] = true
+				}
+			}
+			return true
+		})
+	}
+	if len(out) == 0 {
+		t.Fatal("found no registered commands in cmd/hwepoch")
+	}
+	return out
+}
+
+var (
+	codeSpan  = regexp.MustCompile("`([^`\n]+)`")
+	testName  = regexp.MustCompile(`^Test[A-Z]\w*$`)
+	lemmaName = regexp.MustCompile(`^L\d[a-z]?$`)
+	kebab     = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)+$`)
+	command   = regexp.MustCompile(`^(?:go run \./cmd/hwepoch|hwepoch) ([a-z]+)`)
+	mdLink    = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	pathLike  = regexp.MustCompile(`^(spec|traces|docs|internal|model|impl|refine|cmd|render|trace)/[\w./*-]*$`)
+)
+
+// kafkaNames are hyphenated names that are Kafka's, not ours.
+var kafkaNames = []string{"leader-epoch-checkpoint", "replication-offset-checkpoint"}
+
+// TestChecksNamedExist: every check docs/correctness.md names exists —
+// test functions (by name, anywhere in the repository), configurations of
+// spec/manifest.json and scenarios of traces/scenarios (any hyphenated
+// name in a code span), lemmas of internal/lemmas, hwepoch commands,
+// repository paths, and the files its links point at.
+func TestChecksNamedExist(t *testing.T) {
+	text := readDoc(t)
+	tests, cmds := testFuncs(t), commands(t)
+	spec, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := tlccfg.LoadManifest(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, err := scenario.LoadDir(filepath.Join(root, "traces", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	isScenario := func(n string) bool {
+		return slices.ContainsFunc(scs, func(s scenario.Scenario) bool { return s.Name == n })
+	}
+	counts := map[string]int{}
+	for _, m := range codeSpan.FindAllStringSubmatch(text, -1) {
+		span := m[1]
+		switch {
+		case testName.MatchString(span):
+			counts["test"]++
+			if !tests[span] {
+				t.Errorf("`%s`: no test function of that name in the repository", span)
+			}
+		case lemmaName.MatchString(span):
+			counts["lemma"]++
+			if _, ok := lemmas.Find(span); !ok {
+				t.Errorf("`%s`: no such lemma in internal/lemmas", span)
+			}
+		case command.MatchString(span):
+			counts["command"]++
+			if c := command.FindStringSubmatch(span)[1]; !cmds[c] {
+				t.Errorf("`%s`: hwepoch has no command %q", span, c)
+			}
+		case kebab.MatchString(span):
+			counts["config/scenario"]++
+			if _, ok := man.Lookup(span); !ok && !isScenario(span) && !slices.Contains(kafkaNames, span) {
+				t.Errorf("`%s`: neither a configuration of spec/manifest.json nor a scenario of traces/scenarios", span)
+			}
+		case pathLike.MatchString(span):
+			counts["path"]++
+			if ms, _ := filepath.Glob(filepath.Join(root, span)); len(ms) == 0 {
+				t.Errorf("`%s`: no such file or directory", span)
+			}
+		case model.Invariants[span] != nil || model.Properties[span] != nil:
+			counts["invariant"]++
+		}
+	}
+	for _, m := range mdLink.FindAllStringSubmatch(text, -1) {
+		target := m[1]
+		if strings.Contains(target, "://") {
+			continue
+		}
+		counts["link"]++
+		if _, err := os.Stat(target); err != nil {
+			t.Errorf("link (%s): %v", target, err)
+		}
+	}
+	t.Logf("checked names: %v", counts)
+	for _, kind := range []string{"test", "lemma", "command", "config/scenario", "path", "link"} {
+		if counts[kind] == 0 {
+			t.Errorf("docs/correctness.md names no %s: the test would check nothing", kind)
+		}
+	}
+}
+
+// generated replaces (with -update) or checks the text between the markers
+// "<!-- NAME:begin ... -->" and "<!-- NAME:end -->".
+func generated(t *testing.T, name, want, how string) {
+	t.Helper()
+	text := readDoc(t)
+	begin, end := "<!-- "+name+":begin", "<!-- "+name+":end -->"
+	i, j := strings.Index(text, begin), strings.Index(text, end)
+	if i < 0 || j < i {
+		t.Fatalf("docs/correctness.md lacks the %s ... %s markers", begin, end)
+	}
+	k := i + strings.Index(text[i:], "\n") + 1
+	if text[k:j] == want {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(doc, []byte(text[:k]+want+text[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("docs/correctness.md: the %s table is stale (%s); regenerate it with go test ./docs -update\n got:\n%s\nwant:\n%s", name, how, text[k:j], want)
+}
+
+// TestLemmaTableIsCurrent: the lemmas along every scenario case, as
+// `hwepoch lemmas -table` prints them.
+func TestLemmaTableIsCurrent(t *testing.T) {
+	scs, err := scenario.LoadDir(filepath.Join(root, "traces", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := lemmas.ScenarioTable(scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated(t, "lemmas-along-scenarios", want, "hwepoch lemmas -table")
+}
+
+// TestTLCTraceLemmaTableIsCurrent: the lemmas along each counterexample
+// TLC exported (traces/tlc/NAME.json of a violated configuration).
+func TestTLCTraceLemmaTableIsCurrent(t *testing.T) {
+	spec, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := tlccfg.LoadManifest(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("| TLC trace | policy | states | violates (at the last state) | lemmas broken (first step) |\n|---|---|---|---|---|\n")
+	for _, e := range man.Configs {
+		if e.Expect != "violated" || e.Kind != "counterexample" {
+			continue
+		}
+		rel := "traces/tlc/" + e.Name + ".json"
+		chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := tlcjson.Load(filepath.Join(root, rel), &chk.Config, e.Name)
+		if err != nil {
+			t.Fatalf("%v (the counterexample TLC exported for %s)", err, e.Name)
+		}
+		var parts []string
+		for _, x := range lemmas.AlongTrace(&chk.Config, tr) {
+			parts = append(parts, fmt.Sprintf("%s (%d)", x.Lemma, x.Step))
+		}
+		broken := strings.Join(parts, ", ")
+		if broken == "" {
+			broken = "none"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %s |\n", rel, chk.Config.Truncation, tr.Len(), e.Property, broken)
+	}
+	generated(t, "lemmas-along-tlc-traces", b.String(), "the lemmas judged along traces/tlc/*.json")
+}
+
+// TestConfigurationTableIsCurrent: every configuration of the manifest
+// with its bounds, what it must give, and what TLC recorded.
+func TestConfigurationTableIsCurrent(t *testing.T) {
+	spec, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := tlccfg.LoadManifest(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, note, err := verify.LoadRuns(man, verify.RunsDir(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("| configuration | policy | replicas | acks | min ISR | fencing | unclean | unflushed | records, epochs, crashes | must | TLC recorded |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	yes := func(v bool) string {
+		if v {
+			return "yes"
+		}
+		return "no"
+	}
+	for _, e := range man.Configs {
+		chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := chk.Config
+		reps := fmt.Sprint(c.N())
+		if chk.Symmetry {
+			reps += " (symmetry)"
+		}
+		rec := "not recorded (`hwepoch tlc " + e.Name + "`)"
+		if note != "" {
+			rec = "not comparable: runs.json is for another spec version"
+		} else if r, ok := runs.Exhaustive(e.Name); ok {
+			if r.Verdict == "holds" {
+				rec = fmt.Sprintf("holds: %d states, depth %d, %.0f s", r.DistinctStates, r.Depth, r.Seconds)
+			} else {
+				rec = fmt.Sprintf("violated %s: trace of %d states", r.Property, r.TraceLength)
+			}
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %s | %s | %s | %d, %d, %d | %s | %s |\n", e.Name, c.Truncation, reps, c.Acks,
+			c.MinInsyncReplicas, yes(c.Fencing), yes(c.UncleanLeaderElectionEnable), yes(c.UnflushedLoss),
+			c.MaxRecords, c.MaxEpoch, c.MaxCrashes, verify.Expectation(e), rec)
+	}
+	generated(t, "configurations", b.String(), "spec/manifest.json, spec/*.cfg and traces/tlc/runs.json")
+}
+
+// TestTLCPicturesAreCurrent: each docs/img/tlc-NAME.svg the document shows
+// is `hwepoch render -cfg spec/NAME.cfg -svg docs/img/tlc-NAME.svg
+// traces/tlc/NAME.json` now.
+func TestTLCPicturesAreCurrent(t *testing.T) {
+	text := readDoc(t)
+	shown := regexp.MustCompile(`\(img/tlc-([a-z0-9-]+)\.svg\)`).FindAllStringSubmatch(text, -1)
+	if len(shown) == 0 {
+		t.Fatal("docs/correctness.md shows no TLC counterexample")
+	}
+	for _, m := range shown {
+		name := m[1]
+		chk, err := tlccfg.LoadCheck(filepath.Join(root, "spec", name+".cfg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel := "traces/tlc/" + name + ".json"
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatalf("%v (docs/correctness.md shows TLC's trace of %s)", err, name)
+		}
+		tr, err := tlcjson.Parse(rel, b, &chk.Config, chk.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fresh bytes.Buffer
+		opt := render.Options{
+			Title:      filepath.Base(rel),
+			Subtitle:   fmt.Sprintf("%s, with the constants of %s\n%s", tr.Source, "spec/"+name+".cfg", render.ConfigSummary(&chk.Config)),
+			Invariants: chk.Invariants,
+		}
+		if err := render.SVG(&fresh, &chk.Config, tr, opt); err != nil {
+			t.Fatal(err)
+		}
+		pic := filepath.Join("img", "tlc-"+name+".svg")
+		got, err := os.ReadFile(pic)
+		switch {
+		case err == nil && bytes.Equal(got, fresh.Bytes()):
+		case *update:
+			if err := os.WriteFile(pic, fresh.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Errorf("docs/%s is not a fresh render of %s: go run ./cmd/hwepoch render -cfg spec/%s.cfg -svg docs/%s %s (or go test ./docs -update)",
+				pic, rel, name, pic, rel)
+		}
+	}
+}
