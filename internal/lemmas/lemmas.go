@@ -38,12 +38,18 @@ var All = []Lemma{
 		State: truncationFindsSharedPrefix},
 	{Name: "L2b", Doc: "a follower that has finished truncating and fetches from a leader of its own epoch holds a prefix of that leader's log",
 		State: fetchingFollowerIsPrefix},
+	{Name: "L2c", Doc: "log matching: two live replicas that hold the same record at an offset hold the same records below it",
+		State: logMatching},
+	{Name: "L3", Doc: "a Fetch or OffsetsForLeaderEpoch request is served (answered without error) only by a replica that leads the epoch the request carries",
+		Step: servedByLeaderOfRequestEpoch},
 	{Name: "L4a", Doc: "a replica that becomes leader, or leader of a newer epoch, starts with every follower's LEO unknown (-1)",
 		Step: viewsResetOnBecomingLeader},
 	{Name: "L4b", Doc: "a leader's view of a follower's LEO changes only by that follower's fetch, sent in the leader's current epoch, to that fetch's offset (or by the reset of L4a)",
 		Step: viewsSetByCurrentEpochFetch},
 	{Name: "L4c", Doc: "a leader's view v >= 0 of a follower in its epoch is backed: the follower holds the leader's records below v",
 		State: viewsBacked},
+	{Name: "L4d", Doc: "a fetch in flight never asks from beyond its sender's log end: a follower does not truncate below a fetch it has outstanding",
+		State: fetchWithinLog},
 }
 
 // Find returns the named lemma.
@@ -172,6 +178,41 @@ func fetchingFollowerIsPrefix(cfg *model.Config, s *model.State) (premise, ok bo
 	return premise, true
 }
 
+// L2c.
+func logMatching(cfg *model.Config, s *model.State) (premise, ok bool) {
+	for r := range cfg.Replicas {
+		for q := r + 1; q < cfg.N(); q++ {
+			if !s.Up(r) || !s.Up(q) {
+				continue
+			}
+			// The highest offset where both hold the same record.
+			for o := min(s.LEO(r), s.LEO(q)) - 1; o >= 0; o-- {
+				if s.Log[r][o] == s.Log[q][o] {
+					premise = true
+					if !sharePrefix(s.Log[r], s.Log[q], o) {
+						return true, false
+					}
+					break
+				}
+			}
+		}
+	}
+	return premise, true
+}
+
+// L3. The request is in f's slot before the step; the answer after it.
+func servedByLeaderOfRequestEpoch(cfg *model.Config, s *model.State, a model.Action, t *model.State) (premise, ok bool) {
+	if a.Kind != model.HandleFetch && a.Kind != model.HandleOffsetsForLeaderEpoch {
+		return false, true
+	}
+	l, f := cfg.Index(a.L), cfg.Index(a.F)
+	req, resp := s.Inflight[f], t.Inflight[f]
+	if resp.Error != model.ErrNone {
+		return false, true
+	}
+	return true, s.Role[l] == model.Leader && s.LeaderEpoch[l] == req.CurrentEpoch
+}
+
 // L4a.
 func viewsResetOnBecomingLeader(cfg *model.Config, s *model.State, a model.Action, t *model.State) (premise, ok bool) {
 	for l := range cfg.Replicas {
@@ -226,6 +267,21 @@ func viewsBacked(cfg *model.Config, s *model.State) (premise, ok bool) {
 			if !sharePrefix(s.Log[f], s.Log[l], v) {
 				return true, false
 			}
+		}
+	}
+	return premise, true
+}
+
+// L4d. The request, not the response: a response carries the offset too.
+func fetchWithinLog(cfg *model.Config, s *model.State) (premise, ok bool) {
+	for f := range cfg.Replicas {
+		m := s.Inflight[f]
+		if m.Type != model.MsgFetch || !s.Up(f) {
+			continue
+		}
+		premise = true
+		if m.Offset > s.LEO(f) {
+			return true, false
 		}
 	}
 	return premise, true

@@ -31,8 +31,10 @@ var Plans = []Plan{
 	{Config: "hw-acked-loss", Violate: map[string]string{
 		"L2a": "truncating to the HW keeps records the leader does not have",
 		"L2b": "without fencing a follower appends a response its leader served in an older epoch, then truncated away",
+		"L3":  "without fencing a replica serves requests of epochs it does not lead",
 		"L4b": "without fencing a leader counts a fetch sent in an older epoch",
 		"L4c": "the leader counts a fetch sent before the follower truncated to its HW",
+		"L4d": "a follower becoming follower again truncates to its HW with a fetch outstanding",
 	}},
 	// Unclean elections under LeaderEpoch: records may be lost, logs never
 	// diverge; every lemma holds.
@@ -40,7 +42,7 @@ var Plans = []Plan{
 	// A crash that loses the unflushed tail: the follower comes back into
 	// the same epoch without records its leader counted (L4c), which is how
 	// such a crash can lose committed records; the other lemmas hold.
-	{Config: "le-unflushed", Hold: []string{"L1", "L2a", "L2b", "L4a", "L4b"}, Violate: map[string]string{
+	{Config: "le-unflushed", Hold: []string{"L1", "L2a", "L2b", "L2c", "L3", "L4a", "L4b", "L4d"}, Violate: map[string]string{
 		"L4c": "a follower that lost its unflushed tail rejoins the epoch while the leader still counts the lost records",
 	}, Big: true},
 	// Three replicas, min.insync.replicas=2, with symmetry.
