@@ -52,6 +52,8 @@ Stages:
              violate exactly what its run recorded, at its last state
   scenario   every case of traces/scenarios/*.scenario on the model, with
              the verdict its file expects
+  lemma      the lemmas of docs/correctness.md on every reachable state and
+             step of their configurations (hwepoch lemmas)
   refine     TLC's traces, regressions and every scenario case replayed on
              the implementation (stepped), its abstraction equal to the
              model's state after every step
@@ -64,10 +66,12 @@ Counterexamples -- the violations expected (and any failure) -- are printed
 first, one line per replica per step, numbered as the table refers to them
 ([n]); the table comes last.
 
-Modes: --quick takes seconds (ci-marked configurations, the model-side
-stages, a tiny chaos campaign); the default takes a few minutes on 2 cores
-and skips configurations whose TLC run counted more than -budget distinct
-states (run those with hwepoch check NAME); --all runs everything.
+Modes: --quick takes seconds (ci-marked configurations, TLC's traces and
+the scenarios on the model, a tiny chaos campaign); the default takes a few
+minutes on 2 cores and skips configurations whose TLC run counted more than
+-budget distinct states (run those with hwepoch check NAME) and the lemma
+plans that take minutes; --all runs everything. Whatever is skipped has a
+row that says so and names the command that runs it.
 
 Exit status: 0 only when every verdict is the expected one; 1 otherwise;
 2 on a usage or input error.
