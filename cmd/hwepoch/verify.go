@@ -20,9 +20,9 @@ func init() {
 	register("verify", "the main job: every check of the project in one verdict table (explorer, TLC traces, scenarios, refinement, chaos)", runVerify)
 }
 
-// freeRunNote is printed under the table while refine has no free-run
-// validation to call: the stage is missing, and no row pretends otherwise.
-const freeRunNote = "free-run validation: not run -- refine/freerun has not landed in the repository yet, so the table has no free-run rows"
+// freeRunNote is printed under the table while verify has no free-run
+// stage: the stage is missing, and no row pretends otherwise.
+const freeRunNote = "free-run validation: not run -- verify has no free-run stage yet (refine/freerun had not landed when it was written), so the table has no free-run rows"
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("verify", flag.ContinueOnError)
