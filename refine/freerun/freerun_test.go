@@ -1,0 +1,70 @@
+package freerun
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/hwepoch/hwepoch/model"
+)
+
+var runs = flag.Int("free.runs", 100, "free runs to validate")
+
+// Configs are the free runs' configurations: each policy, with and without
+// fencing, unclean elections and unflushed loss.
+var Configs = []*model.Config{
+	{Replicas: []model.Replica{"r1", "r2", "r3"}, Truncation: model.LeaderEpoch, Fencing: true, Acks: "all", MinInsyncReplicas: 2, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
+	{Replicas: []model.Replica{"r1", "r2", "r3"}, Truncation: model.HighWatermark, Acks: "1", MinInsyncReplicas: 1, UnflushedLoss: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
+	{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.Kip101, Acks: "all", MinInsyncReplicas: 1, UncleanLeaderElectionEnable: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
+	{Replicas: []model.Replica{"r1", "r2", "r3"}, Truncation: model.LeaderEpoch, Acks: "all", MinInsyncReplicas: 2, MinIsrGatesHW: true, UnflushedLoss: true, UncleanLeaderElectionEnable: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
+}
+
+// A hundred free runs, across the configurations, each validated event by
+// event against the model. A failing run's recording is saved so it can be
+// validated again and read (Dump).
+func TestFreeRunsValidate(t *testing.T) {
+	n := *runs
+	if testing.Short() {
+		n = min(n, 12)
+	}
+	// Two runs at a time: a run mostly waits on its timers.
+	var mu sync.Mutex
+	gaps := map[string]int{}
+	events := 0
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			cfg := Configs[i%len(Configs)]
+			seed := uint64(i + 1)
+			rec := Record(DefaultOptions(cfg, seed))
+			if rec.Err != nil {
+				t.Errorf("run %d: %v", i, rec.Err)
+				return
+			}
+			rep := Validate(rec)
+			mu.Lock()
+			defer mu.Unlock()
+			events += rep.Events
+			for k, c := range rep.Gaps {
+				gaps[k] += c
+			}
+			if rep.Err != nil {
+				path := filepath.Join(dir, fmt.Sprintf("free-%d.json", seed))
+				if err := rec.WriteFile(path); err != nil {
+					t.Error(err)
+				}
+				t.Errorf("run %d (%s, seed %d): %d events: %v\n(recording saved to %s)", i, cfg.Truncation, seed, rep.Events, rep.Err, path)
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d free runs, %d events validated; gaps bridged: %v", n, events, gaps)
+}

@@ -1,0 +1,610 @@
+package freerun
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hwepoch/hwepoch/impl/cluster"
+	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/refine"
+	"github.com/hwepoch/hwepoch/trace"
+)
+
+// The documented gaps between the spec and a free run, which the validator
+// bridges explicitly and counts (docs/mapping.md explains each).
+const (
+	// GapRecordIDs: the spec's nextId numbers records in append order; the
+	// implementation's producers number requests when they send them, so
+	// ids are skipped (a request refused or lost) or appended out of order
+	// (two producers). The validator renames the implementation's ids to
+	// the spec's, in append order; counted: the records whose id differs.
+	GapRecordIDs = "record ids renamed to append order"
+	// GapIsrCommitEarly: the spec's ShrinkIsr / ExpandIsr is one step; the
+	// implementation's AlterPartition is a proposal, the controller's
+	// commit, and the leader's apply of the answer. The validator takes the
+	// spec step at the commit when the events need it there (an election
+	// came between commit and apply, or the leader's HW already counted a
+	// pending expansion, Kafka's "maximal ISR"), and then checks the
+	// leader's events up to its apply against the ISR it still shows;
+	// counted: proposals whose step was taken before their apply.
+	GapIsrCommitEarly = "ISR change committed before the leader applied it"
+	// GapIsrNoApply: the controller committed a proposal whose answer the
+	// leader never applied (it changed role, crashed, or the answer was
+	// lost); the spec step is taken where the commit must have been.
+	GapIsrNoApply = "ISR change committed, never applied by the leader"
+	// GapLateRequest: a leader handled a request after its sender timed
+	// out on it or crashed (it waited in the network or in the leader's
+	// fetch purgatory). The timeout or crash and the handling are
+	// independent (neither reads what the other writes; the handling does
+	// not know of the crash), so the behaviour is the spec's where the
+	// handling came first and the response was the message lost
+	// (LoseMessage) or dropped by the crash: the validator defers the
+	// follower's event to just after the handling; counted.
+	GapLateRequest = "request handled after its sender timed out or crashed"
+	// GapStaleRequest: a leader handled a request that, in the spec, is no
+	// longer in flight (its sender timed out and sent a newer one, or the
+	// same request's content was already handled: the spec's messages are
+	// values, the implementation's are copies). It maps to no spec step
+	// (stuttering) when the leader's state did not change, which the
+	// validator checks: a stale request refused as fenced, or one carrying
+	// what the leader already knew. One that changes the leader's state is
+	// unmappable and fails the run. Likewise a follower's timeout of a
+	// request the spec already dropped (its destination crashed).
+	GapStaleRequest = "stale request handled, or timed out, without effect (a stutter)"
+	// GapMaximalIsr: while an expansion is pending, Kafka (and the
+	// implementation) computes the leader's HW over the ISR plus the
+	// replica being added; the spec, whose ExpandIsr is atomic, over the
+	// ISR alone. The validator takes the step with the maximal ISR (see
+	// maximalISR); counted: steps where that changed the HW.
+	GapMaximalIsr = "HW over the maximal ISR while an expansion is pending"
+	// GapCrashEarly: the implementation's crash cuts its peers' connections
+	// (and so frees their fetchers' request slots) before the crash event
+	// takes its place in the order; a peer that sent a new request in
+	// between is only possible in the spec with the crash first. The
+	// validator moves the crash there when the events need it and nothing
+	// in between involves the crashed broker; counted.
+	GapCrashEarly = "crash ordered before its peers noticed it"
+	// GapIsrBeforeElect: the controller committed an ISR change, then
+	// elected, before the leader applied the change's answer; the spec
+	// takes the change at the leader (its CurrentLeader), so the validator
+	// puts the election after the apply (see deferElect); counted.
+	GapIsrBeforeElect = "ISR change committed before an election, applied after it"
+	// GapOtherPartitions: the spec has one partition; events about other
+	// partitions (none in the default runs) are skipped and counted.
+	GapOtherPartitions = "events about other partitions"
+)
+
+// Report is the outcome of validating one recording.
+type Report struct {
+	Events     int            // events of the focus partition
+	Steps      int            // spec steps taken (one per event, plus early ISR commits)
+	Gaps       map[string]int // documented gaps bridged, with their counts
+	Backtracks int            // where an ISR commit's place had to be searched for
+	// Err is nil when every event mapped onto a step the model enables
+	// whose post-state equals the event's. Otherwise it names the event
+	// that could not be mapped (the furthest the search got) and why.
+	Err error
+}
+
+// Failure is why an event could not be mapped.
+type Failure struct {
+	Index int // in the linearized events
+	Event cluster.Event
+	What  string
+	Diff  string
+	Trail string // the events before it, one line each
+}
+
+func (f *Failure) Error() string {
+	s := fmt.Sprintf("event %d %s: %s", f.Index, describe(f.Event), f.What)
+	if f.Diff != "" {
+		s += "\ndiff (-model +implementation):\n" + f.Diff
+	}
+	return s + "\n" + f.Trail
+}
+
+// validator holds what the search shares.
+type validator struct {
+	cfg    *model.Config
+	evs    []cluster.Event
+	props  []*proposal
+	ids    map[int64]int        // implementation record id -> spec id
+	reqs   map[uint64]model.Msg // fetcher request message id -> its content
+	sender map[uint64]int32     // message id -> the broker whose event sent it
+	nodes  int
+	budget int
+	best   *Failure
+}
+
+// node is the search's state before event i: the model's state, which
+// proposals have taken their spec step, and how many did so early.
+type node struct {
+	i         int
+	s         model.State
+	committed []bool
+	early     int
+	noApply   int
+	stale     int
+	maximal   int
+	crashes   int
+	late      int
+	elects    int
+	skip      []int      // later events already taken (crashes moved earlier)
+	deferred  []deferral // events put off until after a later one
+	steps     int
+}
+
+// deferral is event ev, to be taken right after event after.
+type deferral struct{ ev, after int }
+
+// Validate checks a recording against the model: Linearize the events,
+// then replay them in order on the model from Init. Every event must be a
+// step the model enables (its action and parameters as it names them) whose
+// post-state equals the event's broker's projection of the model's state.
+// ISR changes may take their spec step at their commit rather than at the
+// leader's apply (see proposal); the validator searches for where, trying
+// "at the apply" first.
+func Validate(rec Recording) Report {
+	rep := Report{Gaps: map[string]int{}}
+	for _, e := range rec.Events {
+		if e.Partition.String() != rec.Focus {
+			rep.Gaps[GapOtherPartitions]++
+		}
+	}
+	evs, err := Linearize(rec)
+	rep.Events = len(evs)
+	if err != nil {
+		rep.Err = fmt.Errorf("linearizing: %w", err)
+		return rep
+	}
+	v := &validator{cfg: rec.Config, evs: evs, budget: 40*len(evs) + 10000}
+	renamed, err := v.renameIDs()
+	if err != nil {
+		rep.Err = err
+		return rep
+	}
+	rep.Gaps[GapRecordIDs] = renamed
+	v.props = proposals(v.cfg, evs)
+	v.reqs = requests(v.cfg, evs)
+	v.sender = map[uint64]int32{}
+	for _, e := range evs {
+		for _, id := range e.Sent {
+			v.sender[id] = e.Broker
+		}
+	}
+	end, ok := v.search(node{s: model.Init(v.cfg), committed: make([]bool, len(v.props))})
+	rep.Backtracks = v.nodes - len(evs)
+	if !ok {
+		rep.Err = v.best
+		if v.best == nil {
+			rep.Err = fmt.Errorf("the search budget (%d nodes) ran out", v.budget)
+		}
+		return rep
+	}
+	rep.Steps = end.steps
+	rep.Gaps[GapIsrCommitEarly] = end.early
+	rep.Gaps[GapIsrNoApply] = end.noApply
+	rep.Gaps[GapStaleRequest] = end.stale
+	rep.Gaps[GapMaximalIsr] = end.maximal
+	rep.Gaps[GapCrashEarly] = end.crashes
+	rep.Gaps[GapLateRequest] = end.late
+	rep.Gaps[GapIsrBeforeElect] = end.elects
+	for k, n := range rep.Gaps {
+		if n == 0 {
+			delete(rep.Gaps, k)
+		}
+	}
+	return rep
+}
+
+// renameIDs maps each implementation record id to the spec's, in the order
+// the Produce events appended them; it returns how many differ.
+func (v *validator) renameIDs() (int, error) {
+	v.ids = map[int64]int{}
+	renamed := 0
+	for i, e := range v.evs {
+		if e.Action != model.Produce.String() {
+			continue
+		}
+		if len(e.Post.Log) == 0 {
+			return 0, &Failure{Index: i, Event: e, What: "a Produce event whose post-state has an empty log", Trail: v.trail(i)}
+		}
+		id := e.Post.Log[len(e.Post.Log)-1].ID
+		if _, dup := v.ids[id]; dup {
+			return 0, &Failure{Index: i, Event: e, What: fmt.Sprintf("record id %d appended twice: the spec's records are unique", id), Trail: v.trail(i)}
+		}
+		v.ids[id] = len(v.ids) + 1
+		if int(id) != v.ids[id] {
+			renamed++
+		}
+	}
+	return renamed, nil
+}
+
+// search is a depth-first search over where the ISR commits go. At each
+// event it first takes the event's own step; only if that (or anything
+// after it) fails does it try putting a pending proposal's commit first.
+func (v *validator) search(n node) (node, bool) {
+	for n.i < len(v.evs) {
+		if slices.Contains(n.skip, n.i) {
+			n.i++
+			continue
+		}
+		v.nodes++
+		if v.nodes > v.budget {
+			return n, false
+		}
+		next, f := v.step(n)
+		if f == nil {
+			next, f = v.takeDeferred(next, n.i)
+		}
+		if f == nil {
+			// Try the rest first without an early commit here; on failure,
+			// come back and try each pending proposal's commit now.
+			if end, ok := v.search(next); ok {
+				return end, true
+			}
+		} else {
+			v.record(f)
+			if end, ok := v.pullCrash(n); ok {
+				return end, true
+			}
+		}
+		if end, ok := v.deferLate(n); ok {
+			return end, true
+		}
+		if end, ok := v.deferElect(n); ok {
+			return end, true
+		}
+		for k, p := range v.props {
+			if n.committed[k] || n.i < p.from || n.i > p.until {
+				continue
+			}
+			t, err := model.Apply(v.cfg, n.s, p.action)
+			if err != nil {
+				continue
+			}
+			m := n
+			m.s = t
+			m.committed = slices.Clone(n.committed)
+			m.committed[k] = true
+			m.steps++
+			if p.apply < 0 {
+				m.noApply++
+			} else {
+				m.early++
+			}
+			if end, ok := v.search(m); ok {
+				return end, true
+			}
+		}
+		return n, false
+	}
+	return n, true
+}
+
+// deferLate tries putting off event n.i, a follower's timeout or crash,
+// until after the leader's late handling of the request the follower had
+// in flight (GapLateRequest). The follower's own events in between move
+// with it, in order, if they are only new requests (handled after the late
+// one, or never) and checkpoint writes: the follower neither heard of the
+// late handling nor depends on anything in between. A crash does not move
+// past an election, which may rest on the broker's being down.
+func (v *validator) deferLate(n node) (node, bool) {
+	e := v.evs[n.i]
+	if e.Action != model.LoseMessage.String() && e.Action != cluster.ActCrash {
+		return n, false
+	}
+	f := e.Broker
+	var sent uint64
+	for j := n.i - 1; j >= 0; j-- {
+		if x := v.evs[j]; x.Broker == f {
+			if (x.Action == model.SendFetch.String() || x.Action == model.SendOffsetsForLeaderEpoch.String()) && len(x.Sent) == 1 {
+				sent = x.Sent[0]
+			}
+			break
+		}
+	}
+	if sent == 0 {
+		return n, false
+	}
+	moving := []int{n.i}
+	for h := n.i + 1; h < len(v.evs); h++ {
+		x := v.evs[h]
+		if x.Action == cluster.ActElect && e.Action == cluster.ActCrash {
+			return n, false // the election may rest on the crash (the broker's liveness)
+		}
+		if x.Broker == f {
+			if !v.movable(x, h) {
+				return n, false
+			}
+			moving = append(moving, h)
+			continue
+		}
+		if x.Received != sent {
+			continue
+		}
+		m := n
+		m.skip = append(slices.Clone(n.skip), moving...)
+		m.deferred = slices.Clone(n.deferred)
+		for _, ev := range moving {
+			m.deferred = append(m.deferred, deferral{ev: ev, after: h})
+		}
+		m.late++
+		m.i++
+		return v.search(m)
+	}
+	return n, false
+}
+
+// deferElect tries putting off event n.i, an election, until after a
+// leader applies an ISR change the controller committed before the
+// election (its ISR event's Seq, the commit's, is below the election's).
+// The spec's ISR change is one step at the leader's CurrentLeader; the
+// election must follow it, and what happens in between (the leader's
+// local events, the followers' fetches) does not depend on the election
+// until some broker applies its LeaderAndIsr, which must not lie between.
+func (v *validator) deferElect(n node) (node, bool) {
+	e := v.evs[n.i]
+	if e.Action != cluster.ActElect {
+		return n, false
+	}
+	for k, p := range v.props {
+		if p.apply <= n.i || n.committed[k] || v.evs[p.apply].Seq > e.Seq {
+			continue
+		}
+		ok := true
+		for j := n.i + 1; j < p.apply; j++ {
+			switch v.evs[j].Action {
+			case cluster.ActElect, model.HandleLeaderAndIsr.String(), cluster.ActCrash, cluster.ActRestart:
+				ok = false
+			}
+		}
+		if !ok || slices.Contains(n.skip, p.apply) {
+			continue
+		}
+		m := n
+		m.skip = append(slices.Clone(n.skip), n.i)
+		m.deferred = append(slices.Clone(n.deferred), deferral{ev: n.i, after: p.apply})
+		m.elects++
+		m.i++
+		if end, ok := v.search(m); ok {
+			return end, true
+		}
+	}
+	return n, false
+}
+
+// movable reports whether a follower's event x (at index at) can be put off
+// past later events: a request whose message is handled only after it, or
+// a checkpoint write.
+func (v *validator) movable(x cluster.Event, at int) bool {
+	switch x.Action {
+	case model.CheckpointHW.String():
+		return true
+	case model.SendFetch.String(), model.SendOffsetsForLeaderEpoch.String():
+		for j := at + 1; j < len(v.evs); j++ {
+			for _, id := range x.Sent {
+				if v.evs[j].Received == id {
+					return true // handled later: fine, it moves only a little
+				}
+			}
+		}
+		return true // never handled
+	}
+	return false
+}
+
+// takeDeferred takes the events deferred until after event i.
+func (v *validator) takeDeferred(n node, i int) (node, *Failure) {
+	for _, d := range n.deferred {
+		if d.after != i {
+			continue
+		}
+		m := n
+		m.i = d.ev
+		next, f := v.step(m)
+		if f != nil {
+			return n, f
+		}
+		next.i = n.i
+		n = next
+	}
+	return n, nil
+}
+
+// crashHorizon bounds how far ahead the search looks for a crash to move
+// before a failing event.
+const crashHorizon = 12
+
+// pullCrash tries, when event n.i fails, taking a later crash first (see
+// GapCrashEarly): one of the next crashHorizon events, crashing broker r,
+// with nothing between here and there that is r's, an election, or the
+// handling of a message r sent.
+func (v *validator) pullCrash(n node) (node, bool) {
+	for c := n.i + 1; c < len(v.evs) && c <= n.i+crashHorizon; c++ {
+		e := v.evs[c]
+		if e.Action != cluster.ActCrash || slices.Contains(n.skip, c) {
+			continue
+		}
+		if !v.independent(n.i, c, e.Broker) {
+			continue
+		}
+		a, err := actionOf(v.cfg, e)
+		if err != nil {
+			continue
+		}
+		t, err := model.Apply(v.cfg, n.s, a)
+		if err != nil {
+			continue
+		}
+		got, err := postLocal(v.cfg, e.Post)
+		if err != nil || v.translate(&got) != nil || diffLocal(refine.LocalOf(&t, int(e.Broker)-1), got) != "" {
+			continue
+		}
+		m := n
+		m.s = t
+		m.skip = append(slices.Clone(n.skip), c)
+		m.crashes++
+		m.steps++
+		if end, ok := v.search(m); ok {
+			return end, true
+		}
+	}
+	return n, false
+}
+
+// independent reports whether events [from, to) neither belong to broker
+// r, nor are elections, nor handle a message r sent.
+func (v *validator) independent(from, to int, r int32) bool {
+	for j := from; j < to; j++ {
+		e := v.evs[j]
+		if e.Broker == r || e.Action == cluster.ActElect {
+			return false
+		}
+		if s, ok := v.sender[e.Received]; ok && s == r {
+			return false
+		}
+	}
+	return true
+}
+
+// record keeps the failure that got furthest, the one worth reporting.
+func (v *validator) record(f *Failure) {
+	if v.best == nil || f.Index >= v.best.Index {
+		v.best = f
+	}
+}
+
+// step maps event n.i onto its spec step and checks the post-state.
+func (v *validator) step(n node) (node, *Failure) {
+	e := v.evs[n.i]
+	fail := func(what, diff string) *Failure {
+		return &Failure{Index: n.i, Event: e, What: what, Diff: diff, Trail: v.modelView(n.s) + v.trail(n.i)}
+	}
+	a, err := actionOf(v.cfg, e)
+	if err != nil {
+		return n, fail("unmappable: "+err.Error(), "")
+	}
+	next := n
+	next.i++
+	// An ISR event whose commit already took its step applies it locally:
+	// no spec step of its own; nor has a stale request's handling.
+	k := v.proposalApplied(n.i)
+	stale, err := v.staleRequest(n, e, a)
+	if err != nil {
+		return n, fail(err.Error(), "")
+	}
+	switch {
+	case stale:
+		next.stale++
+	case k >= 0 && n.committed[k]:
+		next.committed = n.committed
+	default:
+		t, err := model.Apply(v.cfg, n.s, a)
+		if err != nil {
+			return n, fail(fmt.Sprintf("not a step of the model: %v", err), "")
+		}
+		if t2, changed := v.maximalISR(n, e, a, n.s, t); changed {
+			t = t2
+			next.maximal++
+		}
+		next.s = t
+		next.steps++
+		if k >= 0 {
+			next.committed = slices.Clone(n.committed)
+			next.committed[k] = true
+		}
+	}
+	if a.Kind == model.Elect {
+		if got, want := int(e.Params["epoch"]), next.s.CtrlEpoch; got != want {
+			return n, fail(fmt.Sprintf("the controller assigned epoch %d, the model %d", got, want), "")
+		}
+		return next, nil
+	}
+	got, err := postLocal(v.cfg, e.Post)
+	if err != nil {
+		return n, fail("unmappable post-state: "+err.Error(), "")
+	}
+	if err := v.translate(&got); err != nil {
+		return n, fail(err.Error(), "")
+	}
+	idx := int(e.Broker) - 1
+	want := refine.LocalOf(&next.s, idx)
+	want.Isr = v.unappliedIsr(next, e.Broker, want.Isr)
+	if d := diffLocal(want, got); d != "" {
+		return n, fail("the event's post-state differs from the model's", d)
+	}
+	return next, nil
+}
+
+// proposalApplied is the proposal whose ISR event is at index i, or -1.
+func (v *validator) proposalApplied(i int) int {
+	for k, p := range v.props {
+		if p.apply == i {
+			return k
+		}
+	}
+	return -1
+}
+
+// unappliedIsr is the ISR broker b shows while it has not applied a commit
+// that already took its spec step: the model's ISR with that change undone.
+func (v *validator) unappliedIsr(n node, b int32, isr []model.Replica) []model.Replica {
+	for k, p := range v.props {
+		if p.leader != b || !n.committed[k] || n.i-1 < p.from {
+			continue
+		}
+		if p.apply >= 0 && n.i-1 >= p.apply {
+			continue // applied
+		}
+		if n.s.Role[b-1] != model.Leader || n.s.LeaderEpoch[b-1] != int(p.epoch) {
+			continue // it has moved on: its ISR is the next LeaderAndIsr's
+		}
+		switch p.action.Kind {
+		case model.ExpandIsr:
+			isr = model.Remove(isr, p.action.F)
+		case model.ShrinkIsr:
+			isr = model.Insert(isr, p.action.F)
+		}
+	}
+	return isr
+}
+
+// translate renames the record ids of a post-state's log to the spec's.
+func (v *validator) translate(l *refine.Local) error {
+	for i, r := range l.Log {
+		id, ok := v.ids[int64(r.ID)]
+		if !ok {
+			return fmt.Errorf("unmappable: the log holds record id %d at offset %d, which no Produce event appended", r.ID, i)
+		}
+		l.Log[i].ID = id
+	}
+	return nil
+}
+
+// modelView renders the model's state before the failing event, one line
+// per replica, with what is in flight.
+func (v *validator) modelView(s model.State) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the model before it: ctrl %s e%d isr%v\n", s.CtrlLeader, s.CtrlEpoch, s.CtrlIsr)
+	for r, name := range v.cfg.Replicas {
+		fmt.Fprintf(&b, "  %-4s %s\n", name, trace.ReplicaLine(v.cfg, &s, r))
+	}
+	return b.String()
+}
+
+// trail renders the events around i, one line each, for reports.
+func (v *validator) trail(i int) string {
+	var b strings.Builder
+	b.WriteString("the events before it:\n")
+	for j := max(0, i-10); j <= min(len(v.evs)-1, i+2); j++ {
+		mark := " "
+		if j == i {
+			mark = ">"
+		}
+		writeEvent(&b, j, v.evs[j], mark)
+	}
+	return b.String()
+}
