@@ -13,6 +13,7 @@ import (
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace"
 	"github.com/hwepoch/hwepoch/trace/itf"
+	"github.com/hwepoch/hwepoch/trace/scenario"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
@@ -34,11 +35,11 @@ type Case struct {
 //	                            regressions written by WriteRegression do)
 //	*.json (runs.json excluded) TLC -dumpTrace json; the configuration is the
 //	                            run's in traces/tlc/runs.json, else spec/NAME.cfg
-//	*.scn                       a scenario file (trace/scenario): one case per
+//	*.scenario                  a scenario file (trace/scenario): one case per
 //	                            policy (and variant)
 const (
 	itfSuffix      = ".itf.json"
-	scenarioSuffix = ".scn"
+	scenarioSuffix = scenario.Ext
 )
 
 // Load reads a trace file of any supported format and returns its cases.
