@@ -75,6 +75,10 @@ type Config struct {
 	History History
 	// Now is the time source for lag bookkeeping; nil is time.Now.
 	Now func() time.Time
+
+	// Mutants are seeded bugs for the mutation check (see Mutant); never
+	// set outside it.
+	Mutants []Mutant
 }
 
 // PartitionAssignment is a partition and its replicas, in assignment order.

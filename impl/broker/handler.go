@@ -78,6 +78,9 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 		}
 		p.mu.Lock()
 		applied := st.LeaderEpoch > p.epoch
+		if p.b.mutant(MutantStaleLeaderAndIsr) { // mutant hook: >= instead of >
+			applied = st.LeaderEpoch >= p.epoch
+		}
 		if applied {
 			if st.Leader == me {
 				err = p.makeLeader(st, b.now())

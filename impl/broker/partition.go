@@ -116,8 +116,17 @@ func (p *Partition) remote(r int32) *remoteReplica {
 // truncateTo cuts the log (and epoch cache) to offset and lowers the HW to
 // it: the spec's TruncLog, TruncCache and TruncHW.
 func (p *Partition) truncateTo(offset int64) error {
+	var kept []storage.EpochEntry
+	if p.b.mutant(MutantCacheNotTruncated) { // mutant hook: the cache keeps what truncation drops
+		kept = p.log.EpochCache().Entries()
+	}
 	if _, err := p.log.TruncateTo(offset); err != nil {
 		return fmt.Errorf("broker %d: truncate %s to %d: %w", p.b.cfg.BrokerID, p.tp, offset, err)
+	}
+	for _, e := range kept {
+		if err := p.log.EpochCache().Assign(e.Epoch, e.StartOffset); err != nil {
+			return err
+		}
 	}
 	p.hw = min(p.hw, offset, p.leo())
 	return nil

@@ -114,6 +114,9 @@ func (p *Partition) applyFetchResponse(from int32, corr uint64, r protocol.Fetch
 		// Follower HW = min(leader HW, LEO): it may go down after a
 		// leader change (UnifiedLog.updateHighWatermark).
 		p.hw = min(r.HighWatermark, p.leo())
+		if p.b.mutant(MutantFollowerHWNotClamped) { // mutant hook: no clamp to the LEO
+			p.hw = r.HighWatermark
+		}
 		return true, nil
 	case r.Error == protocol.OffsetOutOfRange && r.LogEndOffset < p.leo():
 		// The leader's log is shorter: truncate to its end
@@ -145,6 +148,12 @@ func (p *Partition) applyOffsetsResponse(from int32, corr uint64, r protocol.Epo
 		fetcher.EpochEndOffset{LeaderEpoch: r.LeaderEpoch, EndOffset: r.EndOffset})
 	if err != nil {
 		return false, fmt.Errorf("broker %d: %s: %w", p.b.cfg.BrokerID, p.tp, err)
+	}
+	if p.b.mutant(MutantTruncateToHW) { // mutant hook: ignore the leader's answer
+		to, done = p.hw, true
+	}
+	if p.b.mutant(MutantNoKip279Loop) { // mutant hook: the first answer is final
+		done = true
 	}
 	if err := p.truncateTo(to); err != nil {
 		return false, err

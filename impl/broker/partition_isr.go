@@ -40,6 +40,9 @@ type pendingIsrChange struct {
 // anything of this epoch could still hold another epoch's records there).
 func (p *Partition) isFollowerInSync(f int32) bool {
 	rr, ok := p.remotes[f]
+	if ok && p.b.mutant(MutantNoEpochStartCheck) { // mutant hook: no KAFKA-7128 check
+		return rr.leo >= p.hw
+	}
 	return ok && rr.leo >= p.hw && rr.leo >= p.leaderEpochStartOffset
 }
 

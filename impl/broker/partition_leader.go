@@ -29,7 +29,9 @@ func (p *Partition) makeLeader(st protocol.LeaderAndIsrPartition, now time.Time)
 	}
 	p.isr = protocol.SortedIDs(st.Isr)
 	p.pendingIsr = nil
-	p.resetRemotes(now, p.isr)
+	if !p.b.mutant(MutantNoViewReset) { // mutant hook: keep the old follower views
+		p.resetRemotes(now, p.isr)
+	}
 	p.leaderEpochStartOffset = leo
 	p.fetchState = FetchNone
 	// The spec's AdvanceHW here acknowledges with the replica's previous
@@ -68,6 +70,9 @@ func (p *Partition) hwIsr() []int32 {
 // ackEpoch waiting for them. The caller holds p.mu.
 func (p *Partition) maybeIncrementLeaderHW(ackEpoch int32) {
 	isr := p.hwIsr()
+	if p.b.mutant(MutantHWOverAllReplicas) { // mutant hook: every replica, not the ISR
+		isr = p.replicas
+	}
 	if p.b.cfg.MinIsrGatesHW && len(isr) < p.b.cfg.MinInsyncReplicas {
 		return
 	}
@@ -105,7 +110,7 @@ func (p *Partition) requestError(currentLeaderEpoch int32) protocol.Error {
 	switch {
 	case p.role != Leader:
 		return protocol.NotLeaderOrFollower
-	case !p.b.cfg.Fencing || currentLeaderEpoch < 0:
+	case !p.b.cfg.Fencing || currentLeaderEpoch < 0 || p.b.mutant(MutantNoFencing): // mutant hook: no fencing
 		return protocol.None
 	case currentLeaderEpoch < p.epoch:
 		return protocol.FencedLeaderEpoch
@@ -231,6 +236,10 @@ func (p *Partition) appendRecordsToLeader(req protocol.ProduceRequest, d *delaye
 	base, err := p.log.AppendAsLeader(p.epoch, recs)
 	if err != nil {
 		return -1, protocol.NotLeaderOrFollower, fmt.Errorf("broker %d: append to %s: %w", p.b.cfg.BrokerID, p.tp, err)
+	}
+	if d != nil && p.b.mutant(MutantAckOnAppend) { // mutant hook: acks=all answered at once
+		p.b.answerProduce(&delayedProduce{tp: d.tp, replyTo: d.replyTo, corr: d.corr, baseOffset: base}, protocol.None)
+		d = nil
 	}
 	if d != nil {
 		d.epoch = p.epoch

@@ -195,6 +195,7 @@ func (c *Cluster) brokerConfig(s *slot) broker.Config {
 	cfg.HighWatermarkCheckpointInterval = t.HighWatermarkCheckpointInterval
 	cfg.LogFlushInterval = t.LogFlushInterval
 	cfg.Stepped = c.cfg.Mode == Stepped
+	cfg.Mutants = c.cfg.Mutants // the mutation check's seeded bugs, none otherwise
 	cfg.Clock = s.clock
 	cfg.Sequence = &c.seq
 	cfg.History = c.history

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/storage"
@@ -66,6 +67,10 @@ type Config struct {
 	Seed   uint64
 	Faults netsim.FaultConfig
 	Timing Timing
+
+	// Mutants are seeded bugs passed to every broker (broker.Mutant), for
+	// the mutation check only.
+	Mutants []broker.Mutant
 
 	// Hook, if set, receives every event (see broker.Event). It is called
 	// from the brokers' and the controller's goroutines, sometimes with

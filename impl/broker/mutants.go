@@ -1,0 +1,59 @@
+package broker
+
+// Mutant is a deliberately seeded bug for the refinement checker's
+// mutation check (refine/mutants, `hwepoch mutants`): with one enabled the
+// broker misbehaves in exactly the documented way, so the check can show
+// that the checker catches it. Production code never enables one; the
+// hooks are marked "mutant hook" where they sit.
+type Mutant string
+
+const (
+	// MutantTruncateToHW: under the epoch policies, the follower ignores
+	// the leader's OffsetsForLeaderEpoch answer and truncates to its HW
+	// (Kafka <= 0.10.2's rule in the KIP-101 code path).
+	MutantTruncateToHW Mutant = "truncate-to-hw"
+	// MutantNoKip279Loop: the follower takes the leader's first answer as
+	// final, even when it does not know the leader's epoch (KIP-101 without
+	// KIP-279).
+	MutantNoKip279Loop Mutant = "no-kip279-loop"
+	// MutantNoFencing: the leader ignores the current leader epoch of
+	// Fetch and OffsetsForLeaderEpoch even with fencing on (no KIP-320).
+	MutantNoFencing Mutant = "no-fencing"
+	// MutantHWOverAllReplicas: the leader's HW is the least LEO over every
+	// replica of the partition, not over the ISR.
+	MutantHWOverAllReplicas Mutant = "hw-over-all-replicas"
+	// MutantFollowerHWNotClamped: the follower takes the leader's HW as its
+	// own without clamping it to its LEO.
+	MutantFollowerHWNotClamped Mutant = "follower-hw-not-clamped"
+	// MutantCacheNotTruncated: truncating the log leaves the epoch cache's
+	// entries beyond the new end in place.
+	MutantCacheNotTruncated Mutant = "cache-not-truncated"
+	// MutantStaleLeaderAndIsr: a LeaderAndIsr of the replica's own epoch is
+	// applied again (epoch >= instead of >).
+	MutantStaleLeaderAndIsr Mutant = "stale-leader-and-isr"
+	// MutantNoViewReset: a new leader keeps its follower views from before
+	// (Replica.resetReplicaState skipped), so its HW can rise on LEOs
+	// learnt in another epoch.
+	MutantNoViewReset Mutant = "no-view-reset"
+	// MutantAckOnAppend: acks=all is answered right after the append, like
+	// acks=1.
+	MutantAckOnAppend Mutant = "ack-on-append"
+	// MutantNoEpochStartCheck: a follower joins the ISR once its LEO passes
+	// the HW, even below the start of the leader's epoch (KAFKA-7128).
+	MutantNoEpochStartCheck Mutant = "no-epoch-start-check"
+)
+
+// Mutants lists every mutant, in the order reports show them.
+var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, MutantHWOverAllReplicas,
+	MutantFollowerHWNotClamped, MutantCacheNotTruncated, MutantStaleLeaderAndIsr, MutantNoViewReset,
+	MutantAckOnAppend, MutantNoEpochStartCheck}
+
+// mutant reports whether m is enabled (Config.Mutants).
+func (b *Broker) mutant(m Mutant) bool {
+	for _, x := range b.cfg.Mutants {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
