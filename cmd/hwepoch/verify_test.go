@@ -34,8 +34,8 @@ func TestVerifyQuick(t *testing.T) {
 		"skipped (not ci-marked; run without --quick)",
 		"tlc-trace  hw-acked-loss.json", "replays, NoAckedLoss at step 12 (the last)",
 		"scenario   kip320-stale-leader", "LeaderEpoch Fencing=TRUE",
-		"lemma      (all)", "refine     (all)", "random     (all)",
-		"chaos", "no loss, no divergence", "free-run validation", "verify --quick:", "0 not",
+		"lemma      (all)", "refine     (all)", "random     (all)", "freerun    (all)",
+		"chaos", "no loss, no divergence", "verify --quick:", "0 not",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
