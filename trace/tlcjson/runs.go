@@ -24,7 +24,7 @@ type Run struct {
 	Mode            string  `json:"mode"`   // "bfs" (model checking) or a simulation mode; absent means bfs
 	Config          string  `json:"config"` // the configuration; absent means Name
 	CfgSha256       string  `json:"cfgSha256"`
-	Verdict         string  `json:"verdict"` // "holds" | "violated"
+	Verdict         string  `json:"verdict"` // "holds" | "violated"; "simulated" for a simulation export
 	Property        string  `json:"property"`
 	DistinctStates  int64   `json:"distinctStates"`
 	StatesGenerated int64   `json:"statesGenerated"`
@@ -65,8 +65,11 @@ func LoadRuns(dir string) (*Runs, error) {
 		if run.Name == "" {
 			return nil, fmt.Errorf("%s: runs[%d] has no name", path, i)
 		}
-		if run.Verdict != "holds" && run.Verdict != "violated" {
+		switch {
+		case run.Exhaustive() && run.Verdict != "holds" && run.Verdict != "violated":
 			return nil, fmt.Errorf("%s: %s: verdict %q, want \"holds\" or \"violated\"", path, run.Name, run.Verdict)
+		case !run.Exhaustive() && run.Verdict != "simulated":
+			return nil, fmt.Errorf("%s: %s: a %s run's verdict is %q, want \"simulated\"", path, run.Name, run.Mode, run.Verdict)
 		}
 	}
 	r.Dir = dir
