@@ -13,7 +13,6 @@ import (
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
-	"github.com/hwepoch/hwepoch/trace/scenario"
 )
 
 func init() {
@@ -150,10 +149,8 @@ flags:
 			verify.ExplorePlan{Mode: mode, Budget: *budget, Workers: *workers}, progress)
 	})
 	stage("tlc-trace", func() []verify.Row { return verify.TLCTraceRows(man, runsDir) })
-	var scs []scenario.Scenario
 	stage("scenario", func() []verify.Row {
-		rs, loaded := verify.ScenarioRows(filepath.Join(tracesDir, "scenarios"))
-		scs = loaded
+		rs, _ := verify.ScenarioRows(filepath.Join(tracesDir, "scenarios"))
 		return rs
 	})
 	if mode == verify.Quick {
@@ -178,9 +175,7 @@ flags:
 		stage("random", func() []verify.Row { return skip("random", "skipped (--quick; run without it)") })
 		stage("freerun", func() []verify.Row { return skip("freerun", "skipped (--quick; run without it)") })
 	} else {
-		stage("refine", func() []verify.Row {
-			return append(verify.RefineReplayRows(tracesDir, progress), verify.RefineScenarioRows(scs, progress)...)
-		})
+		stage("refine", func() []verify.Row { return verify.RefineReplayRows(tracesDir, progress) })
 		n := 100
 		if mode == verify.All {
 			n = 1000

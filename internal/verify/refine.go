@@ -13,11 +13,11 @@ import (
 	"github.com/hwepoch/hwepoch/refine"
 	"github.com/hwepoch/hwepoch/refine/random"
 	"github.com/hwepoch/hwepoch/trace"
-	"github.com/hwepoch/hwepoch/trace/scenario"
 )
 
 // RefineReplayRows replays every trace under tracesDir that refine
-// discovers (TLC's exports in tlc/ and tlc/sim/, regressions) on the model
+// discovers (TLC's exports in tlc/ and tlc/sim/, regressions, every case of
+// every scenario) on the model
 // and on the implementation in stepped mode: after every step the
 // abstraction of the cluster must equal the model's state (refine.ReplayCase).
 func RefineReplayRows(tracesDir string, progress io.Writer) []Row {
@@ -38,33 +38,13 @@ func RefineReplayRows(tracesDir string, progress io.Writer) []Row {
 		}
 		for _, c := range cases {
 			if progress != nil {
-				fmt.Fprintf(progress, "hwepoch verify: [refine] replaying %s on the implementation\n", item)
+				fmt.Fprintf(progress, "hwepoch verify: [refine] replaying %s on the implementation\n", c.Name)
 			}
-			rows = append(rows, refineRow(item, c.Config, c.Trace.Len(), time.Now(), refine.ReplayCase(c, refine.Options{})))
-		}
-	}
-	return rows
-}
-
-// RefineScenarioRows replays every case of the scenarios on the
-// implementation: the model's trace of the case (refine.ActionsTrace), then
-// refine.Replay.
-func RefineScenarioRows(scs []scenario.Scenario, progress io.Writer) []Row {
-	var rows []Row
-	for _, sc := range scs {
-		for _, c := range sc.Cases() {
-			if progress != nil {
-				fmt.Fprintf(progress, "hwepoch verify: [refine] replaying scenario %s %s on the implementation\n", sc.Name, c)
+			row := refineRow(item, c.Config, c.Trace.Len(), time.Now(), refine.ReplayCase(c, refine.Options{}))
+			// A scenario's case is named "FILE [POLICY VARIANT]".
+			if i := strings.LastIndex(c.Name, " ["); i >= 0 && strings.HasSuffix(c.Name, "]") {
+				row.Policy = c.Name[i+2 : len(c.Name)-1]
 			}
-			start := time.Now()
-			cfg := sc.Config(c)
-			item := "scenario " + sc.Name
-			tr, err := refine.ActionsTrace(sc.Name+" "+c.String(), &cfg, sc.Actions(c))
-			if err == nil {
-				err = refine.Replay(&cfg, tr, refine.Options{})
-			}
-			row := refineRow(item, &cfg, tr.Len(), start, err)
-			row.Policy = c.String()
 			rows = append(rows, row)
 		}
 	}
