@@ -1,6 +1,10 @@
 package refine
 
-import "github.com/hwepoch/hwepoch/model"
+import (
+	"fmt"
+
+	"github.com/hwepoch/hwepoch/model"
+)
 
 // ExpectedInvariants are the spec's invariants a configuration promises:
 // the ones every run of it must satisfy, so that a checker may demand them
@@ -38,13 +42,30 @@ func ExpectedInvariants(cfg *model.Config) []string {
 	return out
 }
 
-// Violated lists the invariants among names that s violates.
+// Violated lists the invariants among names that s violates. An invariant
+// that cannot be evaluated on s (it would index a log out of range, where
+// TLC would stop with an evaluation error) counts as violated, marked so.
 func Violated(cfg *model.Config, s model.State, names []string) []string {
 	var out []string
 	for _, n := range names {
-		if inv, ok := model.Invariants[n]; ok && !inv(cfg, s) {
+		inv, ok := model.Invariants[n]
+		if !ok {
+			continue
+		}
+		if holds, err := evaluate(inv, cfg, s); err != nil {
+			out = append(out, n+" (evaluation error: "+err.Error()+")")
+		} else if !holds {
 			out = append(out, n)
 		}
 	}
 	return out
+}
+
+func evaluate(inv model.Invariant, cfg *model.Config, s model.State) (holds bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	return inv(cfg, s), nil
 }

@@ -3,23 +3,13 @@ package freerun
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
-
-	"github.com/hwepoch/hwepoch/model"
 )
 
 var runs = flag.Int("free.runs", 100, "free runs to validate")
-
-// Configs are the free runs' configurations: each policy, with and without
-// fencing, unclean elections and unflushed loss.
-var Configs = []*model.Config{
-	{Replicas: []model.Replica{"r1", "r2", "r3"}, Truncation: model.LeaderEpoch, Fencing: true, Acks: "all", MinInsyncReplicas: 2, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
-	{Replicas: []model.Replica{"r1", "r2", "r3"}, Truncation: model.HighWatermark, Acks: "1", MinInsyncReplicas: 1, UnflushedLoss: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
-	{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.Kip101, Acks: "all", MinInsyncReplicas: 1, UncleanLeaderElectionEnable: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
-	{Replicas: []model.Replica{"r1", "r2", "r3"}, Truncation: model.LeaderEpoch, Acks: "all", MinInsyncReplicas: 2, MinIsrGatesHW: true, UnflushedLoss: true, UncleanLeaderElectionEnable: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
-}
 
 // A hundred free runs, across the configurations, each validated event by
 // event against the model. A failing run's recording is saved so it can be
@@ -33,7 +23,10 @@ func TestFreeRunsValidate(t *testing.T) {
 	var mu sync.Mutex
 	gaps := map[string]int{}
 	events := 0
-	dir := t.TempDir()
+	dir := os.Getenv("HWEPOCH_KEEP") // where to keep failing recordings; a temporary directory if unset
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
 	for i := range n {

@@ -223,7 +223,13 @@ func chaos(c *cluster.Cluster, rng *rand.Rand, cfg *model.Config) string {
 			return ""
 		}
 		return fmt.Sprintf("partition %d", r)
-	case k < 85:
+	case k < 78: // cut the controller off one broker: its LeaderAndIsr or the answer is lost and resent
+		r := ids[rng.IntN(len(ids))]
+		if c.Network().Partition([]netsim.NodeID{cluster.ControllerNode}, []netsim.NodeID{broker.Node(r)}) != nil {
+			return ""
+		}
+		return fmt.Sprintf("partition the controller from %d", r)
+	case k < 88:
 		c.Network().Heal()
 		return "heal"
 	}

@@ -30,8 +30,12 @@ const (
 	// counted: proposals whose step was taken before their apply.
 	GapIsrCommitEarly = "ISR change committed before the leader applied it"
 	// GapIsrNoApply: the controller committed a proposal whose answer the
-	// leader never applied (it changed role, crashed, or the answer was
-	// lost); the spec step is taken where the commit must have been.
+	// leader never applied (it changed role or crashed first, or a lost
+	// answer's retry was refused after an election). The spec couples the
+	// controller's ISR and the leader's in one step; here only the
+	// controller's changed, so the validator changes only ctrlIsr, where
+	// the commit must have been (before the election that used it), and
+	// the leader keeps its own (see controllerCommit); counted.
 	GapIsrNoApply = "ISR change committed, never applied by the leader"
 	// GapLateRequest: a leader handled a request after its sender timed
 	// out on it or crashed (it waited in the network or in the leader's
@@ -70,6 +74,23 @@ const (
 	// takes the change at the leader (its CurrentLeader), so the validator
 	// puts the election after the apply (see deferElect); counted.
 	GapIsrBeforeElect = "ISR change committed before an election, applied after it"
+	// GapIsrSplit: the controller committed an ISR change, then an
+	// election followed, and only then did the leader (deposed, but not
+	// yet told) apply the answer: neither place is a spec step (the commit
+	// must precede the election that used it; the leader's HW moved only at
+	// the apply). The validator takes the controller's half at the commit
+	// and the leader's half (its ISR, and the HW over it) at the apply
+	// (see leaderHalf); counted.
+	GapIsrSplit = "ISR change split: the controller's half, the deposed leader's half later"
+	// GapStaleEffect: a stale request (see GapStaleRequest) that a leader
+	// without fencing, or in the request's own epoch, served: it moved the
+	// leader's view of the follower (and maybe its HW) back or forth to the
+	// stale request's offset. The spec keeps one request per follower and
+	// cannot hold the stale one; the validator takes the leader's half of
+	// the spec's HandleFetch for it (view and HW as HandleFetch would set
+	// them; the follower's inflight untouched), which the event's post-state
+	// must then match exactly; counted.
+	GapStaleEffect = "stale request served, its effect on the leader taken"
 	// GapOtherPartitions: the spec has one partition; events about other
 	// partitions (none in the default runs) are skipped and counted.
 	GapOtherPartitions = "events about other partitions"
@@ -94,6 +115,8 @@ type Failure struct {
 	What  string
 	Diff  string
 	Trail string // the events before it, one line each
+	// Path lists the bridges the search had taken on the way (docs/mapping.md).
+	Path []string
 }
 
 func (f *Failure) Error() string {
@@ -101,7 +124,18 @@ func (f *Failure) Error() string {
 	if f.Diff != "" {
 		s += "\ndiff (-model +implementation):\n" + f.Diff
 	}
-	return s + "\n" + f.Trail
+	s += "\n" + f.Trail
+	if len(f.Path) > 0 {
+		s += "bridges taken on the way: " + strings.Join(last(f.Path, 8), "; ") + "\n"
+	}
+	return s
+}
+
+func last(xs []string, n int) []string {
+	if len(xs) > n {
+		return xs[len(xs)-n:]
+	}
+	return xs
 }
 
 // validator holds what the search shares.
@@ -112,6 +146,7 @@ type validator struct {
 	ids    map[int64]int        // implementation record id -> spec id
 	reqs   map[uint64]model.Msg // fetcher request message id -> its content
 	sender map[uint64]int32     // message id -> the broker whose event sent it
+	gapAt  map[int]bool         // indices where the run-wide Seq skips a number
 	nodes  int
 	budget int
 	best   *Failure
@@ -120,19 +155,41 @@ type validator struct {
 // node is the search's state before event i: the model's state, which
 // proposals have taken their spec step, and how many did so early.
 type node struct {
-	i         int
-	s         model.State
-	committed []bool
-	early     int
-	noApply   int
-	stale     int
-	maximal   int
-	crashes   int
-	late      int
-	elects    int
-	skip      []int      // later events already taken (crashes moved earlier)
-	deferred  []deferral // events put off until after a later one
-	steps     int
+	i           int
+	s           model.State
+	committed   []bool
+	early       int
+	noApply     int
+	stale       int
+	maximal     int
+	crashes     int
+	late        int
+	elects      int
+	splits      int
+	staleEffect int
+	split       []int      // proposals whose controller's half was taken alone
+	gapsUsed    []int      // Seq gaps (by index) spent on unobserved commits
+	skip        []int      // later events already taken (crashes moved earlier)
+	deferred    []deferral // events put off until after a later one
+	steps       int
+	// path notes where the search took a bridge, for reports.
+	path []string
+}
+
+// commit returns n with proposal k's commit taken, leading to state t.
+func (n node) commit(k int, t model.State) node {
+	m := n
+	m.s = t
+	m.committed = slices.Clone(n.committed)
+	m.committed[k] = true
+	m.steps++
+	return m
+}
+
+// note returns n with a bridge noted in its path.
+func (n node) note(format string, args ...any) node {
+	n.path = append(slices.Clone(n.path), fmt.Sprintf(format, args...))
+	return n
 }
 
 // deferral is event ev, to be taken right after event after.
@@ -167,6 +224,7 @@ func Validate(rec Recording) Report {
 	rep.Gaps[GapRecordIDs] = renamed
 	v.props = proposals(v.cfg, evs)
 	v.reqs = requests(v.cfg, evs)
+	v.gapAt = seqGaps(rec.Events, evs)
 	v.sender = map[uint64]int32{}
 	for _, e := range evs {
 		for _, id := range e.Sent {
@@ -190,6 +248,8 @@ func Validate(rec Recording) Report {
 	rep.Gaps[GapCrashEarly] = end.crashes
 	rep.Gaps[GapLateRequest] = end.late
 	rep.Gaps[GapIsrBeforeElect] = end.elects
+	rep.Gaps[GapIsrSplit] = end.splits
+	rep.Gaps[GapStaleEffect] = end.staleEffect
 	for k, n := range rep.Gaps {
 		if n == 0 {
 			delete(rep.Gaps, k)
@@ -235,6 +295,19 @@ func (v *validator) search(n node) (node, bool) {
 		if v.nodes > v.budget {
 			return n, false
 		}
+		// A handling of a request the follower has since replaced by one of
+		// the same content (it timed out and asked again) is either the
+		// spec's step or a stutter: try the stutter first, since the
+		// follower will apply only the answer to its newer request.
+		if v.replaced(n) {
+			if next, f := v.stepAs(n, true); f == nil {
+				if next, f = v.takeDeferred(next, n.i); f == nil {
+					if end, ok := v.search(next); ok {
+						return end, true
+					}
+				}
+			}
+		}
 		next, f := v.step(n)
 		if f == nil {
 			next, f = v.takeDeferred(next, n.i)
@@ -250,38 +323,205 @@ func (v *validator) search(n node) (node, bool) {
 			if end, ok := v.pullCrash(n); ok {
 				return end, true
 			}
+			if end, ok := v.deferPastCrash(n); ok {
+				return end, true
+			}
 		}
 		if end, ok := v.deferLate(n); ok {
 			return end, true
 		}
+		if end, ok := v.pullLate(n); ok {
+			return end, true
+		}
 		if end, ok := v.deferElect(n); ok {
+			return end, true
+		}
+		if end, ok := v.unobservedCommit(n); ok {
 			return end, true
 		}
 		for k, p := range v.props {
 			if n.committed[k] || n.i < p.from || n.i > p.until {
 				continue
 			}
-			t, err := model.Apply(v.cfg, n.s, p.action)
-			if err != nil {
+			if p.apply < 0 {
+				// The leader never applies it: only the controller's half.
+				t, ok := v.controllerCommit(n.s, p)
+				if !ok {
+					continue
+				}
+				m := n.commit(k, t)
+				m.noApply++
+				m = m.note("event %d: the controller's half of %s", n.i, p.action)
+				if end, ok := v.search(m); ok {
+					return end, true
+				}
 				continue
 			}
-			m := n
-			m.s = t
-			m.committed = slices.Clone(n.committed)
-			m.committed[k] = true
-			m.steps++
-			if p.apply < 0 {
-				m.noApply++
-			} else {
+			// The whole spec step here, the leader's events up to its apply
+			// seeing the ISR it still shows; or, failing that, only the
+			// controller's half here and the leader's at its apply.
+			if t, err := model.Apply(v.cfg, n.s, p.action); err == nil {
+				m := n.commit(k, t)
 				m.early++
+				m = m.note("event %d: %s committed first", n.i, p.action)
+				if end, ok := v.search(m); ok {
+					return end, true
+				}
 			}
-			if end, ok := v.search(m); ok {
-				return end, true
+			if t, ok := v.controllerCommit(n.s, p); ok {
+				m := n.commit(k, t)
+				m.split = append(slices.Clone(n.split), k)
+				m.splits++
+				m = m.note("event %d: the controller's half of %s (the leader's at %d)", n.i, p.action, p.apply)
+				if end, ok := v.search(m); ok {
+					return end, true
+				}
 			}
 		}
 		return n, false
 	}
 	return n, true
+}
+
+// staleEffect is the leader's half of the spec's HandleFetch for a stale
+// request (GapStaleEffect): HandleFetch applied to the request as the
+// follower sent it, then the follower's inflight put back. It reports
+// whether the leader's variables changed (if not, the handling is a plain
+// stutter).
+func (v *validator) staleEffect(s model.State, e cluster.Event, a model.Action) (model.State, bool) {
+	if a.Kind != model.HandleFetch {
+		return s, false
+	}
+	req, ok := v.reqs[e.Received]
+	if !ok {
+		return s, false
+	}
+	f, l := v.cfg.Index(a.F), v.cfg.Index(a.L)
+	tmp := s
+	tmp.Inflight = slices.Clone(s.Inflight)
+	tmp.Inflight[f] = req
+	t, err := model.Apply(v.cfg, tmp, a)
+	if err != nil {
+		return s, false
+	}
+	t.Inflight = s.Inflight
+	if diffLocal(refine.LocalOf(&s, l), refine.LocalOf(&t, l)) == "" {
+		return s, false
+	}
+	return t, true
+}
+
+// leaderHalf is the leader's half of proposal p's ISR change (see
+// GapIsrSplit): its isr becomes the proposed one and its HW moves over it,
+// as the spec's AdvanceHW does (records of its epoch acknowledged).
+func (v *validator) leaderHalf(s model.State, p *proposal) model.State {
+	l := int(p.leader) - 1
+	isr := s.CtrlIsr
+	var ids []model.Replica
+	for _, id := range p.isr {
+		if r, err := refine.ReplicaOf(v.cfg, id); err == nil {
+			ids = append(ids, r)
+		}
+	}
+	isr = model.SetOf(ids...)
+	t := s
+	t.Isr = slices.Clone(s.Isr)
+	t.Isr[l] = isr
+	lg := s.Log[l]
+	nw := model.NewHW(v.cfg, l, lg, isr, s.FollowerLeo[l], s.Hw[l])
+	t.Hw = slices.Clone(s.Hw)
+	t.Hw[l] = nw
+	t.Committed = model.Union(s.Committed, model.NewlyCommitted(lg, s.Hw[l], nw))
+	t.Acked = model.Union(s.Acked, model.NewlyAcked(v.cfg, lg, s.Hw[l], nw, s.LeaderEpoch[l], isr))
+	return t
+}
+
+// seqGaps marks the indices of the linearized events before which the
+// run-wide Seq skips a number. Every event of the run draws a Seq; the
+// numbers nobody reports are the controller's commits of AlterPartitions
+// (it draws one for the leader's ISR event, which then reports that Seq
+// instead of its own) and the leader's own draws for such events. A gap is
+// where an unobserved commit can have been (see unobservedCommit).
+func seqGaps(all, evs []cluster.Event) map[int]bool {
+	seen := map[uint64]bool{}
+	var top uint64
+	for _, e := range all {
+		seen[e.Seq] = true
+		top = max(top, e.Seq)
+	}
+	out := map[int]bool{}
+	for g := uint64(1); g < top; g++ {
+		if seen[g] {
+			continue
+		}
+		for i, e := range evs {
+			if e.Seq > g && !isISR(e.Action) {
+				out[i] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// unobservedCommit tries, where the Seq skips a number, the controller's
+// half of an ISR change nobody reported: the leader's proposal went out
+// after its last event and it crashed or moved on before the answer came
+// (GapIsrNoApply). The candidates are every one-replica change the
+// model's current leader could propose.
+func (v *validator) unobservedCommit(n node) (node, bool) {
+	if !v.gapAt[n.i] || slices.Contains(n.gapsUsed, n.i) || n.s.CtrlLeader == model.None {
+		return n, false
+	}
+	l := v.cfg.Index(n.s.CtrlLeader)
+	for _, kind := range []model.ActionKind{model.ShrinkIsr, model.ExpandIsr} {
+		for _, f := range v.cfg.Replicas {
+			a := model.Action{Kind: kind, L: n.s.CtrlLeader, F: f}
+			t, err := model.Apply(v.cfg, n.s, a)
+			if err != nil {
+				continue
+			}
+			m := n
+			m.s = n.s
+			m.s.CtrlIsr = t.Isr[l]
+			m.gapsUsed = append(slices.Clone(n.gapsUsed), n.i)
+			m.noApply++
+			m.steps++
+			m = m.note("event %d: the controller's half of an unreported %s", n.i, a)
+			if end, ok := v.search(m); ok {
+				return end, true
+			}
+		}
+	}
+	return n, false
+}
+
+// controllerCommit is the controller's half of proposal p's ISR change:
+// ctrlIsr becomes the proposed ISR while the leader's own isr stays as it
+// is, because the leader never applies the answer (GapIsrNoApply). The
+// spec's ShrinkIsr and ExpandIsr change both at once; this is the one place
+// the validator takes a step that is not the spec's, under the spec's own
+// enabling condition (the proposer is the controller's current leader and
+// its ISR is the controller's).
+func (v *validator) controllerCommit(s model.State, p *proposal) (model.State, bool) {
+	if _, err := model.Apply(v.cfg, s, p.action); err != nil {
+		return s, false
+	}
+	l := int(p.leader) - 1
+	if !slices.Equal(s.Isr[l], s.CtrlIsr) {
+		return s, false
+	}
+	var isr []model.Replica
+	for _, id := range p.isr {
+		r, err := refine.ReplicaOf(v.cfg, id)
+		if err != nil {
+			return s, false
+		}
+		isr = append(isr, r)
+	}
+	t := s
+	t.CtrlIsr = model.SetOf(isr...)
+	return t, true
 }
 
 // deferLate tries putting off event n.i, a follower's timeout or crash,
@@ -297,15 +537,7 @@ func (v *validator) deferLate(n node) (node, bool) {
 		return n, false
 	}
 	f := e.Broker
-	var sent uint64
-	for j := n.i - 1; j >= 0; j-- {
-		if x := v.evs[j]; x.Broker == f {
-			if (x.Action == model.SendFetch.String() || x.Action == model.SendOffsetsForLeaderEpoch.String()) && len(x.Sent) == 1 {
-				sent = x.Sent[0]
-			}
-			break
-		}
-	}
+	sent := v.lastRequest(n.i, f)
 	if sent == 0 {
 		return n, false
 	}
@@ -332,6 +564,7 @@ func (v *validator) deferLate(n node) (node, bool) {
 			m.deferred = append(m.deferred, deferral{ev: ev, after: h})
 		}
 		m.late++
+		m = m.note("event %d: deferred past the late handling at %d (with %v)", n.i, h, moving)
 		m.i++
 		return v.search(m)
 	}
@@ -368,12 +601,75 @@ func (v *validator) deferElect(n node) (node, bool) {
 		m.skip = append(slices.Clone(n.skip), n.i)
 		m.deferred = append(slices.Clone(n.deferred), deferral{ev: n.i, after: p.apply})
 		m.elects++
+		m = m.note("event %d: election deferred past the ISR apply at %d", n.i, p.apply)
 		m.i++
 		if end, ok := v.search(m); ok {
 			return end, true
 		}
 	}
 	return n, false
+}
+
+// pullLate is deferLate's mirror: when event n.i is a follower's timeout
+// or crash and the leader handles the request it gave up on only later, at
+// h, take the handling first, here, if the leader has no event between n.i
+// and h (the handling reads only the leader's own state and the request),
+// then the follower's event (which in the spec then loses the response).
+// It is the one that applies when the follower itself went on to other
+// things before the late handling (GapLateRequest).
+func (v *validator) pullLate(n node) (node, bool) {
+	e := v.evs[n.i]
+	if e.Action != model.LoseMessage.String() && e.Action != cluster.ActCrash {
+		return n, false
+	}
+	sent := v.lastRequest(n.i, e.Broker)
+	if sent == 0 {
+		return n, false
+	}
+	for h := n.i + 1; h < len(v.evs); h++ {
+		x := v.evs[h]
+		if x.Received != sent {
+			continue
+		}
+		for j := n.i; j < h; j++ {
+			if v.evs[j].Broker == x.Broker {
+				return n, false // the leader did something in between
+			}
+		}
+		if slices.Contains(n.skip, h) {
+			return n, false
+		}
+		m := n
+		m.i = h
+		taken, f := v.step(m)
+		if f != nil {
+			v.record(f)
+			return n, false
+		}
+		taken.i = n.i
+		taken.skip = append(slices.Clone(n.skip), h)
+		taken.late++
+		taken = taken.note("event %d: the late handling at %d taken first", n.i, h)
+		return v.search(taken)
+	}
+	return n, false
+}
+
+// lastRequest is the message id of follower f's last request sent before
+// index i, 0 if f did anything but write checkpoints since (the request's
+// slot is then not what it was).
+func (v *validator) lastRequest(i int, f int32) uint64 {
+	for j := i - 1; j >= 0; j-- {
+		x := v.evs[j]
+		if x.Broker != f || x.Action == model.CheckpointHW.String() {
+			continue
+		}
+		if (x.Action == model.SendFetch.String() || x.Action == model.SendOffsetsForLeaderEpoch.String()) && len(x.Sent) == 1 {
+			return x.Sent[0]
+		}
+		return 0
+	}
+	return 0
 }
 
 // movable reports whether a follower's event x (at index at) can be put off
@@ -419,23 +715,40 @@ func (v *validator) takeDeferred(n node, i int) (node, *Failure) {
 const crashHorizon = 12
 
 // pullCrash tries, when event n.i fails, taking a later crash first (see
-// GapCrashEarly): one of the next crashHorizon events, crashing broker r,
-// with nothing between here and there that is r's, an election, or the
-// handling of a message r sent.
+// GapCrashEarly): one of the next crashHorizon events, crashing broker r.
+// The implementation's crash reaches its peers one at a time, so a peer
+// may still handle a message r sent after another peer has heard of the
+// crash; those handlings (of other brokers than n.i's, and not of anything
+// n.i sent) are taken first, then the crash, then event n.i again. Nothing
+// in between may be r's own or an election.
 func (v *validator) pullCrash(n node) (node, bool) {
 	for c := n.i + 1; c < len(v.evs) && c <= n.i+crashHorizon; c++ {
 		e := v.evs[c]
 		if e.Action != cluster.ActCrash || slices.Contains(n.skip, c) {
 			continue
 		}
-		if !v.independent(n.i, c, e.Broker) {
+		pre, ok := v.beforeCrash(n.i, c, e.Broker)
+		if !ok {
+			continue
+		}
+		m := n
+		for _, j := range pre {
+			m.i = j
+			next, f := v.step(m)
+			if f != nil {
+				ok = false
+				break
+			}
+			m = next
+		}
+		if !ok {
 			continue
 		}
 		a, err := actionOf(v.cfg, e)
 		if err != nil {
 			continue
 		}
-		t, err := model.Apply(v.cfg, n.s, a)
+		t, err := model.Apply(v.cfg, m.s, a)
 		if err != nil {
 			continue
 		}
@@ -443,10 +756,11 @@ func (v *validator) pullCrash(n node) (node, bool) {
 		if err != nil || v.translate(&got) != nil || diffLocal(refine.LocalOf(&t, int(e.Broker)-1), got) != "" {
 			continue
 		}
-		m := n
 		m.s = t
-		m.skip = append(slices.Clone(n.skip), c)
+		m.i = n.i
+		m.skip = append(slices.Clone(n.skip), append(pre, c)...)
 		m.crashes++
+		m = m.note("event %d: crash at %d taken first (after %v)", n.i, c, pre)
 		m.steps++
 		if end, ok := v.search(m); ok {
 			return end, true
@@ -455,19 +769,53 @@ func (v *validator) pullCrash(n node) (node, bool) {
 	return n, false
 }
 
-// independent reports whether events [from, to) neither belong to broker
-// r, nor are elections, nor handle a message r sent.
-func (v *validator) independent(from, to int, r int32) bool {
+// deferPastCrash is pullCrash's other half: event n.i, of a broker that
+// heard of a crash before the crash took its place in the order, is put off
+// until just after the crash, when nothing between belongs to its broker or
+// handles what it sent.
+func (v *validator) deferPastCrash(n node) (node, bool) {
+	e := v.evs[n.i]
+	for c := n.i + 1; c < len(v.evs) && c <= n.i+crashHorizon; c++ {
+		x := v.evs[c]
+		if x.Broker == e.Broker || x.Action == cluster.ActElect || slices.Contains(e.Sent, x.Received) {
+			return n, false
+		}
+		if x.Action != cluster.ActCrash || slices.Contains(n.skip, c) {
+			continue
+		}
+		m := n
+		m.skip = append(slices.Clone(n.skip), n.i)
+		m.deferred = append(slices.Clone(n.deferred), deferral{ev: n.i, after: c})
+		m.crashes++
+		m = m.note("event %d: deferred past the crash at %d", n.i, c)
+		m.i++
+		if end, ok := v.search(m); ok {
+			return end, true
+		}
+	}
+	return n, false
+}
+
+// beforeCrash checks the events [from, to) for moving the crash of r at to
+// before from: none is r's or an election; those that handle a message r
+// sent must go before the crash, which they can if they are not of
+// from's broker nor handle what from sent. It returns them.
+func (v *validator) beforeCrash(from, to int, r int32) ([]int, bool) {
+	var pre []int
+	first := v.evs[from]
 	for j := from; j < to; j++ {
 		e := v.evs[j]
 		if e.Broker == r || e.Action == cluster.ActElect {
-			return false
+			return nil, false
 		}
 		if s, ok := v.sender[e.Received]; ok && s == r {
-			return false
+			if j == from || e.Broker == first.Broker || slices.Contains(first.Sent, e.Received) {
+				return nil, false
+			}
+			pre = append(pre, j)
 		}
 	}
-	return true
+	return pre, true
 }
 
 // record keeps the failure that got furthest, the one worth reporting.
@@ -478,10 +826,15 @@ func (v *validator) record(f *Failure) {
 }
 
 // step maps event n.i onto its spec step and checks the post-state.
-func (v *validator) step(n node) (node, *Failure) {
+func (v *validator) step(n node) (node, *Failure) { return v.stepAs(n, false) }
+
+// stepAs is step; with asStale, a handling of a request the follower no
+// longer waits for is taken as a stutter even though the model's inflight
+// holds a request of the same content (see staleRequest).
+func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 	e := v.evs[n.i]
 	fail := func(what, diff string) *Failure {
-		return &Failure{Index: n.i, Event: e, What: what, Diff: diff, Trail: v.modelView(n.s) + v.trail(n.i)}
+		return &Failure{Index: n.i, Event: e, What: what, Diff: diff, Trail: v.modelView(n.s) + v.trail(n.i), Path: n.path}
 	}
 	a, err := actionOf(v.cfg, e)
 	if err != nil {
@@ -496,9 +849,20 @@ func (v *validator) step(n node) (node, *Failure) {
 	if err != nil {
 		return n, fail(err.Error(), "")
 	}
+	stale = stale || asStale
 	switch {
 	case stale:
-		next.stale++
+		if t, changed := v.staleEffect(n.s, e, a); changed {
+			next.s = t
+			next.staleEffect++
+			next = next.note("event %d: stale, with its effect on the leader", n.i)
+		} else {
+			next.stale++
+			next = next.note("event %d: stale, a stutter", n.i)
+		}
+	case k >= 0 && slices.Contains(n.split, k):
+		next.s = v.leaderHalf(n.s, v.props[k])
+		next.steps++
 	case k >= 0 && n.committed[k]:
 		next.committed = n.committed
 	default:
@@ -509,6 +873,7 @@ func (v *validator) step(n node) (node, *Failure) {
 		if t2, changed := v.maximalISR(n, e, a, n.s, t); changed {
 			t = t2
 			next.maximal++
+			next = next.note("event %d: HW over the maximal ISR", n.i)
 		}
 		next.s = t
 		next.steps++
@@ -539,6 +904,26 @@ func (v *validator) step(n node) (node, *Failure) {
 	return next, nil
 }
 
+// replaced reports whether event n.i handles a request that is not the
+// latest its follower sent before it (in the linearized order).
+func (v *validator) replaced(n node) bool {
+	e := v.evs[n.i]
+	if e.Action != model.HandleFetch.String() && e.Action != model.HandleOffsetsForLeaderEpoch.String() {
+		return false
+	}
+	f, ok := e.Params["f"]
+	if !ok {
+		return false
+	}
+	for j := n.i - 1; j >= 0; j-- {
+		x := v.evs[j]
+		if x.Broker == int32(f) && (x.Action == model.SendFetch.String() || x.Action == model.SendOffsetsForLeaderEpoch.String()) {
+			return !slices.Contains(x.Sent, e.Received)
+		}
+	}
+	return false
+}
+
 // proposalApplied is the proposal whose ISR event is at index i, or -1.
 func (v *validator) proposalApplied(i int) int {
 	for k, p := range v.props {
@@ -559,8 +944,8 @@ func (v *validator) unappliedIsr(n node, b int32, isr []model.Replica) []model.R
 		if p.apply >= 0 && n.i-1 >= p.apply {
 			continue // applied
 		}
-		if n.s.Role[b-1] != model.Leader || n.s.LeaderEpoch[b-1] != int(p.epoch) {
-			continue // it has moved on: its ISR is the next LeaderAndIsr's
+		if p.apply < 0 || n.s.Role[b-1] != model.Leader || n.s.LeaderEpoch[b-1] != int(p.epoch) {
+			continue // only the controller's half was taken, or it has moved on
 		}
 		switch p.action.Kind {
 		case model.ExpandIsr:

@@ -158,6 +158,9 @@ var errEarlier = fmt.Errorf("an earlier step failed")
 // A failure is remembered with the commands that led to it: the last one
 // gopter sees is the shrunk trace.
 func (r *runner) check(m modelState, res result, a model.Action, probe bool) *gopter.PropResult {
+	if r.opt.InvariantsOnly {
+		return r.checkInvariants(m, res)
+	}
 	var problems []string
 	switch {
 	case res.absErr == errEarlier:
@@ -182,6 +185,23 @@ func (r *runner) check(m modelState, res result, a model.Action, probe bool) *go
 	}
 	r.fail(m.cfg, strings.Join(problems, "\n"))
 	return &gopter.PropResult{Status: gopter.PropFalse}
+}
+
+// checkInvariants is check without the model: the invariants the
+// configuration promises, evaluated on the abstraction of the
+// implementation's own state.
+func (r *runner) checkInvariants(m modelState, res result) *gopter.PropResult {
+	switch {
+	case res.absErr == errEarlier:
+		return &gopter.PropResult{Status: gopter.PropFalse}
+	case res.got == nil:
+		return &gopter.PropResult{Status: gopter.PropTrue} // no abstraction: nothing to judge
+	}
+	if bad := refine.Violated(m.cfg, *res.got, refine.ExpectedInvariants(m.cfg)); len(bad) > 0 {
+		r.fail(m.cfg, fmt.Sprintf("the implementation's state violates invariants the configuration promises: %s", strings.Join(bad, ", ")))
+		return &gopter.PropResult{Status: gopter.PropFalse}
+	}
+	return &gopter.PropResult{Status: gopter.PropTrue}
 }
 
 // newSUT starts a cluster for one trace.

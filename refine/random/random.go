@@ -44,6 +44,12 @@ type Options struct {
 	// Progress, if set, is called with the number of clusters started so
 	// far (traces, and the shrinking's replays).
 	Progress func(started int)
+	// InvariantsOnly drops the comparison with the model: the
+	// post-condition is only that the abstraction of the implementation's
+	// state satisfies the invariants the configuration promises. It is what
+	// a property-based test without a model could check, and the mutation
+	// check reports it separately to show what refinement adds.
+	InvariantsOnly bool
 }
 
 // Result is a run's outcome.

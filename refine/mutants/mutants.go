@@ -1,0 +1,237 @@
+// Package mutants is the mutation check: it seeds one known bug at a time
+// into the implementation (impl/broker's Mutant switches) and runs the
+// checker's checks against it, to show that each check can fail and which
+// bugs each one catches. A mutant no check catches is a hole in the
+// checker.
+package mutants
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/cluster"
+	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/refine"
+	"github.com/hwepoch/hwepoch/refine/freerun"
+	"github.com/hwepoch/hwepoch/refine/random"
+)
+
+// Check names one of the checker's checks.
+type Check string
+
+const (
+	TLCReplay      Check = "TLC-trace replay"
+	ScenarioReplay Check = "scenario replay"
+	Random         Check = "random traces"
+	FreeRun        Check = "free-run validation"
+	// Invariant is random traces judged by the spec's invariants on the
+	// implementation's own state, without the model: what a property-based
+	// test without a refinement mapping would catch.
+	Invariant Check = "invariant"
+)
+
+// Checks lists the checks in the order they run and reports show them.
+var Checks = []Check{TLCReplay, ScenarioReplay, Random, FreeRun, Invariant}
+
+// Budget sizes a run of the checks.
+type Budget struct {
+	TracesDir    string // traces/ (TLC's traces in tlc/, scenarios in scenarios/)
+	RandomTraces int    // per policy, for Random and for Invariant
+	FreeRuns     int
+	Seed         int64
+}
+
+// CI is the budget `go test` runs the mutation check with.
+func CI(tracesDir string) Budget {
+	return Budget{TracesDir: tracesDir, RandomTraces: 200, FreeRuns: 4, Seed: 1}
+}
+
+// Detection is one check's outcome against one mutant.
+type Detection struct {
+	Check  Check
+	Caught bool
+	// Length is the length of the trace that exposed the mutant: the
+	// failing step of a replay, the shrunk random trace's steps, the event
+	// index of a free run (1-based).
+	Length int
+	Where  string // which trace, policy or run
+	Detail string // the first line of the check's report
+	Err    error  // the check could not run (not a detection)
+	Took   time.Duration
+}
+
+// Result is every check's outcome against one mutant (or none: the
+// baseline).
+type Result struct {
+	Mutant     broker.Mutant // "" for the baseline
+	Detections []Detection
+}
+
+// Caught reports whether any check caught the mutant.
+func (r Result) Caught() bool {
+	for _, d := range r.Detections {
+		if d.Caught {
+			return true
+		}
+	}
+	return false
+}
+
+// First is the detection with the shortest exposing trace, if any.
+func (r Result) First() (Detection, bool) {
+	var best Detection
+	found := false
+	for _, d := range r.Detections {
+		if d.Caught && (!found || d.Length < best.Length) {
+			best, found = d, true
+		}
+	}
+	return best, found
+}
+
+// Run runs every check against mutant m ("" runs them against the
+// implementation as it is: the baseline, which must pass them all).
+// progress, if set, hears what is running.
+func Run(m broker.Mutant, b Budget, progress func(string)) Result {
+	say := func(format string, args ...any) {
+		if progress != nil {
+			progress(fmt.Sprintf(format, args...))
+		}
+	}
+	mod := func(c *cluster.Config) {
+		if m != "" {
+			c.Mutants = []broker.Mutant{m}
+		}
+	}
+	res := Result{Mutant: m}
+	name := string(m)
+	if name == "" {
+		name = "baseline"
+	}
+	for _, c := range Checks {
+		say("%s: %s", name, c)
+		start := time.Now()
+		var d Detection
+		switch c {
+		case TLCReplay:
+			d = replayDir(filepath.Join(b.TracesDir, "tlc"), mod)
+		case ScenarioReplay:
+			d = replayDir(filepath.Join(b.TracesDir, "scenarios"), mod)
+		case Random:
+			d = randomTraces(b, mod, false)
+		case Invariant:
+			d = randomTraces(b, mod, true)
+		case FreeRun:
+			d = freeRuns(b, mod)
+		}
+		d.Check, d.Took = c, time.Since(start)
+		res.Detections = append(res.Detections, d)
+	}
+	return res
+}
+
+// replayDir replays every trace under dir with the mutant; the first
+// mismatch catches it.
+func replayDir(dir string, mod func(*cluster.Config)) Detection {
+	files, err := refine.Discover(dir)
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("no traces under %s", dir)
+	}
+	if err != nil {
+		return Detection{Err: err}
+	}
+	for _, f := range files {
+		cases, err := refine.Load(f)
+		if err != nil {
+			return Detection{Err: err}
+		}
+		for _, c := range cases {
+			err := refine.ReplayCase(c, refine.Options{Cluster: mod})
+			var mm *refine.Mismatch
+			switch {
+			case errors.As(err, &mm) && mm.Side == "implementation":
+				return Detection{Caught: true, Length: mm.Step, Where: c.Name, Detail: firstLine(mm.What)}
+			case err != nil:
+				return Detection{Err: fmt.Errorf("%s: %w", c.Name, err)}
+			}
+		}
+	}
+	return Detection{}
+}
+
+// randomTraces runs random traces under each policy until one fails. With
+// invariantsOnly, only LeaderEpoch with fencing, clean elections and no
+// unflushed loss runs: the configuration that promises every invariant.
+func randomTraces(b Budget, mod func(*cluster.Config), invariantsOnly bool) Detection {
+	policies := []string{model.LeaderEpoch, model.HighWatermark, model.Kip101}
+	opt := random.Options{Traces: b.RandomTraces, Cluster: mod, InvariantsOnly: invariantsOnly}
+	if invariantsOnly {
+		policies = policies[:1]
+		opt.Config = fullyPromising
+	}
+	for i, p := range policies {
+		opt.Policy, opt.Seed = p, b.Seed+int64(i)
+		res, err := random.Run(opt)
+		if err != nil && res.Failure == nil {
+			return Detection{Err: err}
+		}
+		if f := res.Failure; f != nil {
+			return Detection{Caught: true, Length: f.Trace.Len() - 1, Where: fmt.Sprintf("%s, seed %d, after %d traces", p, opt.Seed, res.Passed),
+				Detail: firstLine(f.Problem)}
+		}
+	}
+	return Detection{}
+}
+
+// fullyPromising is random.GenConfig restricted to the configurations that
+// promise every invariant.
+func fullyPromising(rng *rand.Rand, policy string) *model.Config {
+	cfg := &model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: policy, Fencing: true,
+		Acks: "all", MinInsyncReplicas: 1 + rng.Intn(2), MinIsrGatesHW: rng.Intn(2) == 0,
+		LossyNetwork: rng.Intn(2) == 0, MaxRecords: 3, MaxEpoch: 4, MaxCrashes: 2}
+	if rng.Intn(3) == 0 {
+		cfg.Replicas = append(cfg.Replicas, "r3")
+	}
+	return cfg
+}
+
+// freeRuns validates free runs with the mutant until one fails.
+func freeRuns(b Budget, mod func(*cluster.Config)) Detection {
+	for i := range b.FreeRuns {
+		cfg := freerun.Configs[i%len(freerun.Configs)]
+		opt := freerun.DefaultOptions(cfg, uint64(b.Seed)+uint64(i))
+		opt.Cluster = mod
+		rec := freerun.Record(opt)
+		if rec.Err != nil {
+			// A mutant can break the implementation outright (an internal
+			// error); that is a catch too.
+			return Detection{Caught: true, Length: len(rec.Events), Where: fmt.Sprintf("%s, seed %d", cfg.Truncation, opt.Seed),
+				Detail: "the run failed: " + firstLine(rec.Err.Error())}
+		}
+		rep := freerun.Validate(rec)
+		if rep.Err != nil {
+			n := rep.Events
+			var f *freerun.Failure
+			if errors.As(rep.Err, &f) {
+				n = f.Index + 1
+			}
+			return Detection{Caught: true, Length: n, Where: fmt.Sprintf("%s, seed %d", cfg.Truncation, opt.Seed), Detail: firstLine(rep.Err.Error())}
+		}
+	}
+	return Detection{}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}
