@@ -416,14 +416,13 @@ func (v *validator) staleEffect(s model.State, e cluster.Event, a model.Action) 
 // as the spec's AdvanceHW does (records of its epoch acknowledged).
 func (v *validator) leaderHalf(s model.State, p *proposal) model.State {
 	l := int(p.leader) - 1
-	isr := s.CtrlIsr
 	var ids []model.Replica
 	for _, id := range p.isr {
 		if r, err := refine.ReplicaOf(v.cfg, id); err == nil {
 			ids = append(ids, r)
 		}
 	}
-	isr = model.SetOf(ids...)
+	isr := model.SetOf(ids...)
 	t := s
 	t.Isr = slices.Clone(s.Isr)
 	t.Isr[l] = isr
