@@ -22,14 +22,21 @@ const (
 	// MutantHWOverAllReplicas: the leader's HW is the least LEO over every
 	// replica of the partition, not over the ISR.
 	MutantHWOverAllReplicas Mutant = "hw-over-all-replicas"
-	// MutantFollowerHWNotClamped: the follower takes the leader's HW as its
-	// own without clamping it to its LEO.
+	// MutantFollowerHWNotClamped: the follower's HW is not clamped to its
+	// LEO: it takes the leader's HW from a fetch response as it is, and
+	// keeps its HW when it truncates below it. (After a fetch the clamp
+	// never binds here, since a response carries every record up to the
+	// leader's LEO; after a truncation it does.)
 	MutantFollowerHWNotClamped Mutant = "follower-hw-not-clamped"
 	// MutantCacheNotTruncated: truncating the log leaves the epoch cache's
 	// entries beyond the new end in place.
 	MutantCacheNotTruncated Mutant = "cache-not-truncated"
 	// MutantStaleLeaderAndIsr: a LeaderAndIsr of the replica's own epoch is
-	// applied again (epoch >= instead of >).
+	// applied again (epoch >= instead of >). Within the spec's behaviours a
+	// broker's LeaderAndIsr epochs strictly increase, so the only stale one
+	// is a controller's resend of a request already applied, which the
+	// broker otherwise recognises by its correlation id: the mutant lets
+	// that through too, as a broker relying on the epoch alone would.
 	MutantStaleLeaderAndIsr Mutant = "stale-leader-and-isr"
 	// MutantNoViewReset: a new leader keeps its follower views from before
 	// (Replica.resetReplicaState skipped), so its HW can rise on LEOs

@@ -128,6 +128,9 @@ func (p *Partition) truncateTo(offset int64) error {
 			return err
 		}
 	}
+	if p.b.mutant(MutantFollowerHWNotClamped) { // mutant hook: the HW stays above the new end
+		return nil
+	}
 	p.hw = min(p.hw, offset, p.leo())
 	return nil
 }

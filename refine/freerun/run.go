@@ -11,6 +11,7 @@ import (
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/cluster"
 	"github.com/hwepoch/hwepoch/impl/netsim"
+	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/refine"
 )
@@ -159,6 +160,21 @@ func Record(opt Options) Recording {
 	return rec
 }
 
+// loseLeaderAndIsrAnswer drops the first answer to a LeaderAndIsr it sees
+// in flight within a few milliseconds, and reports whether it found one.
+func loseLeaderAndIsrAnswer(c *cluster.Cluster) bool {
+	deadline := time.Now().Add(3 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		for _, m := range c.Network().InFlight() {
+			if _, ok := m.Payload.(protocol.LeaderAndIsrResponse); ok {
+				return c.Network().Drop(m.ID) == nil
+			}
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return false
+}
+
 // nodesOf is broker id's network addresses: its request handler and its
 // fetchers, one per other broker.
 func nodesOf(id int32, ids []int32) []netsim.NodeID {
@@ -191,6 +207,11 @@ func chaos(c *cluster.Cluster, rng *rand.Rand, cfg *model.Config) string {
 		r := live[rng.IntN(len(live))]
 		if c.Elect(r) != nil {
 			return ""
+		}
+		if rng.IntN(3) == 0 && loseLeaderAndIsrAnswer(c) {
+			// The controller resends the request, which the broker has
+			// applied already: it must not apply it twice.
+			return fmt.Sprintf("elect %d, lose a LeaderAndIsr answer", r)
 		}
 		return fmt.Sprintf("elect %d", r)
 	case k < 42: // a crash, keeping all or (UnflushedLoss) part of the log

@@ -27,6 +27,9 @@ type Check string
 const (
 	TLCReplay      Check = "TLC-trace replay"
 	ScenarioReplay Check = "scenario replay"
+	// RegressionReplay replays traces/regressions: shrunk random failures
+	// and hand-written cases (refine's TestKnownRegressions).
+	RegressionReplay Check = "regression replay"
 	Random         Check = "random traces"
 	FreeRun        Check = "free-run validation"
 	// Invariant is random traces judged by the spec's invariants on the
@@ -36,7 +39,7 @@ const (
 )
 
 // Checks lists the checks in the order they run and reports show them.
-var Checks = []Check{TLCReplay, ScenarioReplay, Random, FreeRun, Invariant}
+var Checks = []Check{TLCReplay, ScenarioReplay, RegressionReplay, Random, FreeRun, Invariant}
 
 // Budget sizes a run of the checks.
 type Budget struct {
@@ -44,11 +47,14 @@ type Budget struct {
 	RandomTraces int    // per policy, for Random and for Invariant
 	FreeRuns     int
 	Seed         int64
+	// FirstCatch stops a mutant's checks at the first that catches it (CI);
+	// otherwise every check runs, for the full table.
+	FirstCatch bool
 }
 
 // CI is the budget `go test` runs the mutation check with.
 func CI(tracesDir string) Budget {
-	return Budget{TracesDir: tracesDir, RandomTraces: 200, FreeRuns: 4, Seed: 1}
+	return Budget{TracesDir: tracesDir, RandomTraces: 200, FreeRuns: 8, Seed: 1, FirstCatch: true}
 }
 
 // Detection is one check's outcome against one mutant.
@@ -122,6 +128,8 @@ func Run(m broker.Mutant, b Budget, progress func(string)) Result {
 			d = replayDir(filepath.Join(b.TracesDir, "tlc"), mod)
 		case ScenarioReplay:
 			d = replayDir(filepath.Join(b.TracesDir, "scenarios"), mod)
+		case RegressionReplay:
+			d = replayDir(filepath.Join(b.TracesDir, "regressions"), mod)
 		case Random:
 			d = randomTraces(b, mod, false)
 		case Invariant:
@@ -131,6 +139,9 @@ func Run(m broker.Mutant, b Budget, progress func(string)) Result {
 		}
 		d.Check, d.Took = c, time.Since(start)
 		res.Detections = append(res.Detections, d)
+		if d.Caught && b.FirstCatch && m != "" {
+			break
+		}
 	}
 	return res
 }
