@@ -30,8 +30,8 @@ const (
 	// RegressionReplay replays traces/regressions: shrunk random failures
 	// and hand-written cases (refine's TestKnownRegressions).
 	RegressionReplay Check = "regression replay"
-	Random         Check = "random traces"
-	FreeRun        Check = "free-run validation"
+	Random           Check = "random traces"
+	FreeRun          Check = "free-run validation"
 	// Invariant is random traces judged by the spec's invariants on the
 	// implementation's own state, without the model: what a property-based
 	// test without a refinement mapping would catch.
