@@ -56,8 +56,8 @@ func (b *Broker) answerProduce(d *delayedProduce, code protocol.Error) {
 		Error:      code,
 		BaseOffset: d.baseOffset,
 	}
-	if code != protocol.None {
-		resp.BaseOffset = -1
-	}
+	// The records of a delayed request were appended, so its BaseOffset
+	// stays set even when it fails (Kafka sends -1): the producer must not
+	// hand the record's id out again, or two records would share it.
 	b.send(d.replyTo, resp)
 }

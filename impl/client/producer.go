@@ -199,8 +199,11 @@ func (p *Producer) finish(corr uint64, code protocol.Error, offset int64) {
 	if pd.res.Acked() {
 		p.acked = append(p.acked, OffsetID{Offset: offset, ID: pd.res.ID})
 	}
-	if notAppended(code) && pd.res.ID == p.nextID-1 {
-		p.nextID-- // the record was never written: its id is reused
+	// A refusal before the append (BaseOffset -1) leaves the record unwritten,
+	// so its id is handed out again; a delayed request that failed after its
+	// append (leadership moved) carries its BaseOffset, and its id is spent.
+	if notAppended(code) && offset < 0 && pd.res.ID == p.nextID-1 {
+		p.nextID--
 	}
 	p.results[corr] = pd.res
 	close(pd.done)

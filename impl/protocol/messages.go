@@ -198,7 +198,7 @@ type ProduceResponse struct {
 	Header
 	Partition  TopicPartition
 	Error      Error
-	BaseOffset int64 // -1 with an error
+	BaseOffset int64 // -1 unless the records were appended (a delayed request failing after its append keeps it)
 }
 
 // ---------------------------------------------------------------------------
