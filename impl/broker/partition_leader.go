@@ -19,7 +19,6 @@ func (p *Partition) makeLeader(st protocol.LeaderAndIsrPartition, now time.Time)
 	if err := p.log.AssignEpochStartOffset(st.LeaderEpoch, leo); err != nil {
 		return fmt.Errorf("broker %d: %s: assign epoch %d at %d: %w", p.b.cfg.BrokerID, p.tp, st.LeaderEpoch, leo, err)
 	}
-	oldEpoch := p.epoch
 	p.role = Leader
 	p.epoch = st.LeaderEpoch
 	p.leader = p.b.cfg.BrokerID
@@ -34,14 +33,13 @@ func (p *Partition) makeLeader(st protocol.LeaderAndIsrPartition, now time.Time)
 	}
 	p.leaderEpochStartOffset = leo
 	p.fetchState = FetchNone
-	// The spec's AdvanceHW here acknowledges with the replica's previous
-	// epoch: produce requests this broker took as leader in that epoch can
-	// complete if the HW jumps now. What is still waiting after that is
-	// answered NOT_LEADER_OR_FOLLOWER: the spec never acknowledges a record
-	// written in an earlier epoch (NewlyAcked), where Kafka would keep the
-	// DelayedProduce of a re-elected leader in its purgatory.
-	p.maybeIncrementLeaderHW(oldEpoch)
+	// The spec's BecomeLeader calls AdvanceHW with ackEpoch -1: a replica
+	// just made leader acknowledges nothing, even if the HW jumps now.
+	// Every produce request still waiting is answered NOT_LEADER_OR_FOLLOWER
+	// (the spec never acknowledges a record written in an earlier epoch,
+	// where Kafka would keep a re-elected leader's DelayedProduce).
 	p.failDelayedProduce(protocol.NotLeaderOrFollower)
+	p.maybeIncrementLeaderHW(-1)
 	return nil
 }
 
