@@ -33,9 +33,14 @@ import (
 func Linearize(rec Recording) ([]cluster.Event, error) {
 	var evs []cluster.Event
 	for _, e := range rec.Events {
-		if e.Partition.String() == rec.Focus {
-			evs = append(evs, e)
+		if e.Partition.String() != rec.Focus {
+			continue
 		}
+		ctrl := e.Broker == int32(cluster.ControllerNode) && e.Action == cluster.ActElect
+		if !ctrl && (e.Broker < 1 || int(e.Broker) > rec.Config.N()) {
+			return nil, fmt.Errorf("event %s: unmappable: broker %d plays no replica of %v", describe(e), e.Broker, rec.Config.Replicas)
+		}
+		evs = append(evs, e)
 	}
 	slices.SortStableFunc(evs, func(a, b cluster.Event) int {
 		switch {

@@ -1,7 +1,9 @@
 package mutants
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -44,4 +46,23 @@ func TestEveryMutantIsCaught(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// docs/mutants.md describes every mutant and every check.
+func TestMutantsDocIsComplete(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "mutants.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, m := range broker.Mutants {
+		if !strings.Contains(doc, "| `"+string(m)+"` |") || !strings.Contains(doc, "| "+string(m)+" |") {
+			t.Errorf("docs/mutants.md: %s lacks its description row or its table row", m)
+		}
+	}
+	for _, c := range Checks {
+		if !strings.Contains(doc, "| "+string(c)+" |") {
+			t.Errorf("docs/mutants.md: the check %q is not described", c)
+		}
+	}
 }
