@@ -60,7 +60,7 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 	b.clock.Witness(req.Lamport)
 	me := b.cfg.BrokerID
 	resp := protocol.LeaderAndIsrResponse{Errors: map[protocol.TopicPartition]protocol.Error{}}
-	if req.CorrelationID != 0 && req.CorrelationID <= b.lastLeaderAndIsr {
+	if req.CorrelationID != 0 && req.CorrelationID <= b.lastLeaderAndIsr && !b.mutant(MutantStaleLeaderAndIsr) { // mutant hook: resends pass
 		// The controller resent a request we applied (our answer was
 		// lost): answer again, change nothing, record nothing.
 		resp.Header = protocol.Header{CorrelationID: req.CorrelationID, Lamport: b.clock.Tick()}
@@ -78,7 +78,7 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 		}
 		p.mu.Lock()
 		applied := st.LeaderEpoch > p.epoch
-		if p.b.mutant(MutantStaleLeaderAndIsr) { // mutant hook: >= instead of >
+		if b.mutant(MutantStaleLeaderAndIsr) { // mutant hook: >= instead of >
 			applied = st.LeaderEpoch >= p.epoch
 		}
 		if applied {
