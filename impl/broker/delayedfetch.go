@@ -72,6 +72,13 @@ func (b *Broker) completeDelayedFetches(onlyExpired bool) {
 	b.fetchWait.pending = keep
 	b.fetchWait.mu.Unlock()
 	for _, d := range due {
+		// A fetch held while its sender crashed belongs to a dead
+		// connection: answering it would let the leader take the dead
+		// incarnation's fetch offset as the follower's LEO (the request
+		// handler makes the same check before holding it).
+		if b.fromDeadConnection(d.req.ReplicaID, d.req.Lamport) {
+			continue
+		}
 		b.answerFetch(d.m, d.req)
 	}
 }
