@@ -321,27 +321,22 @@ func (n *controllerNode) brokerFailed(b int32, lamport uint64) error {
 }
 
 // brokerStarted is KafkaController.onBrokerStartup: the broker is live
-// again; in free mode offline partitions get an election; the broker is
-// sent the current LeaderAndIsr of each partition it hosts whose leader is
-// another broker (spec Restart: unless it was the leader, which needs an
-// election first).
+// again and is first sent the current LeaderAndIsr of each partition it
+// hosts whose leader is another broker (Kafka's OnlineReplica transition;
+// spec Restart queues exactly that, and nothing when the broker itself, or
+// no one, leads: that needs an election first). Only then, in free mode,
+// do offline partitions get an election (Kafka's
+// triggerOnlinePartitionStateChange, spec Elect), whose LeaderAndIsr
+// queues behind the first. Sending only the new one would skip a step the
+// spec takes: under HighWatermark the skipped request makes the broker a
+// follower that truncates to its HW.
 func (n *controllerNode) brokerStarted(b int32, lamport uint64) error {
 	return n.do(func() {
 		n.clock.Witness(lamport)
-		elected := map[controller.TopicPartition]bool{}
-		if n.cl.cfg.Mode == Free {
-			rs, _, _ := n.ctrl.OnBrokerStartup(controller.BrokerID(b))
-			for _, r := range rs {
-				elected[r.Partition] = true
-			}
-			n.announce(rs)
-		} else {
-			n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOnline)
-		}
 		var parts []protocol.LeaderAndIsrPartition
 		for _, tp := range n.ctrl.Partitions() {
 			st, _ := n.ctrl.Partition(tp)
-			if elected[tp] || !slices.Contains(st.Replicas(), controller.BrokerID(b)) {
+			if !slices.Contains(st.Replicas(), controller.BrokerID(b)) {
 				continue
 			}
 			if st.Leader == controller.NoLeader || st.Leader == controller.BrokerID(b) {
@@ -351,6 +346,12 @@ func (n *controllerNode) brokerStarted(b int32, lamport uint64) error {
 		}
 		if len(parts) > 0 {
 			n.enqueue(b, parts)
+		}
+		if n.cl.cfg.Mode == Free {
+			rs, _, _ := n.ctrl.OnBrokerStartup(controller.BrokerID(b))
+			n.announce(rs)
+		} else {
+			n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOnline)
 		}
 	})
 }

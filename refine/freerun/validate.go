@@ -91,15 +91,6 @@ const (
 	// them; the follower's inflight untouched), which the event's post-state
 	// must then match exactly; counted.
 	GapStaleEffect = "stale request served, its effect on the leader taken"
-	// GapSkippedLeaderAndIsr: the spec's Restart queues the controller's
-	// current LeaderAndIsr to the restarted broker; in free mode the
-	// implementation's controller, electing at the restart
-	// (onBrokerStartup), sends only the new one. The validator applies the
-	// skipped request first, as the spec does, and then the event's: the
-	// run passes only if that changes nothing the event shows (it does
-	// when the skipped request would have made the broker a follower that
-	// truncates to its HW); counted.
-	GapSkippedLeaderAndIsr = "LeaderAndIsr the controller skipped at a restart"
 	// GapOtherPartitions: the spec has one partition; events about other
 	// partitions (none in the default runs) are skipped and counted.
 	GapOtherPartitions = "events about other partitions"
@@ -176,7 +167,6 @@ type node struct {
 	elects      int
 	splits      int
 	staleEffect int
-	skippedLAI  int
 	split       []int      // proposals whose controller's half was taken alone
 	gapsUsed    []int      // Seq gaps (by index) spent on unobserved commits
 	skip        []int      // later events already taken (crashes moved earlier)
@@ -260,7 +250,6 @@ func Validate(rec Recording) Report {
 	rep.Gaps[GapIsrBeforeElect] = end.elects
 	rep.Gaps[GapIsrSplit] = end.splits
 	rep.Gaps[GapStaleEffect] = end.staleEffect
-	rep.Gaps[GapSkippedLeaderAndIsr] = end.skippedLAI
 	for k, n := range rep.Gaps {
 		if n == 0 {
 			delete(rep.Gaps, k)
@@ -335,9 +324,6 @@ func (v *validator) search(n node) (node, bool) {
 				return end, true
 			}
 			if end, ok := v.deferPastCrash(n); ok {
-				return end, true
-			}
-			if end, ok := v.skippedLeaderAndIsr(n); ok {
 				return end, true
 			}
 		}
@@ -780,32 +766,6 @@ func (v *validator) pullCrash(n node) (node, bool) {
 		}
 	}
 	return n, false
-}
-
-// skippedLeaderAndIsr tries, when a HandleLeaderAndIsr event applies a
-// later request than the model's queue holds at its head, applying the
-// head first (GapSkippedLeaderAndIsr): the request the spec's Restart
-// queued and the implementation's controller never sent.
-func (v *validator) skippedLeaderAndIsr(n node) (node, bool) {
-	e := v.evs[n.i]
-	if e.Action != model.HandleLeaderAndIsr.String() {
-		return n, false
-	}
-	r := int(e.Broker) - 1
-	q := n.s.ControllerQueue[r]
-	if len(q) < 2 || q[1].Epoch != int(e.Post.LeaderEpoch) || q[0].Epoch >= q[1].Epoch {
-		return n, false
-	}
-	t, err := model.Apply(v.cfg, n.s, model.Action{Kind: model.HandleLeaderAndIsr, R: v.cfg.Replicas[r]})
-	if err != nil {
-		return n, false
-	}
-	m := n
-	m.s = t
-	m.steps++
-	m.skippedLAI++
-	m = m.note("event %d: the skipped LeaderAndIsr (epoch %d) applied first", n.i, q[0].Epoch)
-	return v.search(m)
 }
 
 // deferPastCrash is pullCrash's other half: event n.i, of a broker that
