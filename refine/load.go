@@ -1,6 +1,7 @@
 package refine
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -8,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace"
@@ -85,7 +85,10 @@ func tlcConfigName(path string) (string, error) {
 		return "", err
 	}
 	for _, dir := range []string{filepath.Dir(abs), filepath.Dir(filepath.Dir(abs))} {
-		runs, err := tlc.ReadRuns(filepath.Join(dir, "runs.json"))
+		runs, err := tlcjson.LoadRuns(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return "", err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/internal/tlc"
+	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 func init() {
@@ -58,13 +61,15 @@ flags:`)
 		}
 		return 2
 	}
-	man, err := tlc.ReadManifest(filepath.Join(*specDir, "manifest.json"))
+	man, err := tlccfg.LoadManifest(*specDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "hwepoch tlc:", err)
 		return 2
 	}
-	runsPath := filepath.Join(*outDir, "runs.json")
-	runs, err := tlc.ReadRuns(runsPath)
+	runs, err := tlcjson.LoadRuns(*outDir)
+	if errors.Is(err, os.ErrNotExist) {
+		runs, err = &tlcjson.Runs{}, nil
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hwepoch tlc:", err)
 		return 2
@@ -82,7 +87,7 @@ flags:`)
 		fmt.Fprintln(stderr, "hwepoch tlc:", err)
 		return 2
 	}
-	specHash, err := tlc.FileSHA256(filepath.Join(*specDir, "Replication.tla"))
+	specHash, err := tlcjson.FileSHA256(filepath.Join(*specDir, "Replication.tla"))
 	if err != nil {
 		fmt.Fprintln(stderr, "hwepoch tlc:", err)
 		return 2
@@ -95,7 +100,7 @@ flags:`)
 	}
 	var jobs []job
 	if *simulate > 0 {
-		if _, ok := man.Config(*simConfig); !ok {
+		if _, ok := man.Lookup(*simConfig); !ok {
 			fmt.Fprintf(stderr, "hwepoch tlc: -sim-config %q is not in the manifest\n", *simConfig)
 			return 2
 		}
@@ -113,7 +118,7 @@ flags:`)
 			}
 		}
 		for _, n := range names {
-			if _, ok := man.Config(n); !ok {
+			if _, ok := man.Lookup(n); !ok {
 				fmt.Fprintf(stderr, "hwepoch tlc: configuration %q is not in %s/manifest.json\n", n, *specDir)
 				return 2
 			}
@@ -126,7 +131,7 @@ flags:`)
 	failures := 0
 	for _, j := range jobs {
 		fmt.Fprintf(stderr, "hwepoch tlc: running %s ...\n", j.name)
-		mc, _ := man.Config(j.config)
+		mc, _ := man.Lookup(j.config)
 		run := tlc.Run{Jar: jar, SpecDir: *specDir, Module: "Replication", Config: j.config,
 			Workers: *workers, Simulate: j.sim, OutDir: j.out, OutName: filepath.Base(j.name),
 			Progress: stderr, Timeout: *timeout}
@@ -140,7 +145,7 @@ flags:`)
 		if mc.Expect == "violated" {
 			expected += " " + mc.Property
 		}
-		ok := mc.Matches(res)
+		ok := tlc.Matches(mc, res)
 		if j.sim != nil {
 			expected = "simulated"
 			ok = res.Verdict == "simulated"
@@ -160,8 +165,8 @@ flags:`)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.0fs\t%s\n", j.name, expected, found,
 			res.DistinctStates, res.StatesGenerated, res.Depth, res.TraceLength, res.Seconds, mark)
 		if *record && res.Verdict != "error" {
-			cfgHash, _ := tlc.FileSHA256(filepath.Join(*specDir, j.config+".cfg"))
-			rec := tlc.RunRecord{Name: j.name, Mode: "bfs", Config: j.config, CfgSHA256: cfgHash,
+			cfgHash, _ := tlcjson.FileSHA256(filepath.Join(*specDir, j.config+".cfg"))
+			rec := tlcjson.Run{Name: j.name, Mode: "bfs", Config: j.config, CfgSHA256: cfgHash,
 				SpecSHA256: specHash, TLCVersion: res.Version, Verdict: res.Verdict, Property: res.Property,
 				DistinctStates: res.DistinctStates, StatesGenerated: res.StatesGenerated, Depth: res.Depth,
 				Seconds: res.Seconds, Workers: res.Workers, Log: relTo(*outDir, j.out, files.Log),
@@ -174,7 +179,7 @@ flags:`)
 			runs.Put(rec)
 			runs.TLCVersion = res.Version
 			runs.SpecSHA256 = specHash
-			if err := runs.Write(runsPath); err != nil {
+			if err := runs.Write(*outDir); err != nil {
 				fmt.Fprintln(stderr, "hwepoch tlc:", err)
 				return 1
 			}

@@ -7,11 +7,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace"
 	"github.com/hwepoch/hwepoch/trace/scenario"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 var all = flag.Bool("lemmas.all", false, "also run the plans marked Big (minutes each)")
@@ -27,11 +27,11 @@ func TestLemmaPlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := tlc.ReadRuns(filepath.Join(filepath.Dir(spec), "traces", "tlc", "runs.json"))
+	runs, err := tlcjson.LoadRuns(filepath.Join(filepath.Dir(spec), "traces", "tlc"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	specHash, err := tlc.FileSHA256(filepath.Join(spec, "Replication.tla"))
+	specHash, err := tlcjson.FileSHA256(filepath.Join(spec, "Replication.tla"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package tlc
 import (
 	"strings"
 	"testing"
+
+	"github.com/hwepoch/hwepoch/model/tlccfg"
 )
 
 func TestParseCompleted(t *testing.T) {
@@ -56,14 +58,14 @@ func TestParseError(t *testing.T) {
 }
 
 func TestManifestMatches(t *testing.T) {
-	c := ManifestConfig{Name: "x", Expect: "violated", Property: "NoAckedLoss"}
-	if !c.Matches(Result{Verdict: "violated", Property: "NoAckedLoss"}) {
+	c := tlccfg.Entry{Name: "x", Expect: "violated", Property: "NoAckedLoss"}
+	if !Matches(c, Result{Verdict: "violated", Property: "NoAckedLoss"}) {
 		t.Fatal("same property must match")
 	}
-	if c.Matches(Result{Verdict: "violated", Property: "NoDivergence"}) {
+	if Matches(c, Result{Verdict: "violated", Property: "NoDivergence"}) {
 		t.Fatal("a different violated property must not match")
 	}
-	if c.Matches(Result{Verdict: "holds"}) {
+	if Matches(c, Result{Verdict: "holds"}) {
 		t.Fatal("holds must not match an expected violation")
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 // MissingJarHelp is what a user sees when TLA2TOOLS_JAR is not set or wrong.
@@ -136,10 +136,10 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 	cmd.Dir = work
 	var logBuf bytes.Buffer
 	fmt.Fprintf(&logBuf, "# hwepoch tlc: java %s\n", strings.Join(args, " "))
-	if h, err := FileSHA256(filepath.Join(r.SpecDir, r.Module+".tla")); err == nil {
+	if h, err := tlcjson.FileSHA256(filepath.Join(r.SpecDir, r.Module+".tla")); err == nil {
 		fmt.Fprintf(&logBuf, "# spec %s.tla sha256 %s\n", r.Module, h)
 	}
-	if h, err := FileSHA256(filepath.Join(r.SpecDir, r.Config+".cfg")); err == nil {
+	if h, err := tlcjson.FileSHA256(filepath.Join(r.SpecDir, r.Config+".cfg")); err == nil {
 		fmt.Fprintf(&logBuf, "# config %s.cfg sha256 %s\n", r.Config, h)
 	}
 	pr, pw := io.Pipe()
@@ -202,16 +202,6 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 		}
 	}
 	return res, files, nil
-}
-
-// FileSHA256 is the hex SHA-256 of a file's bytes.
-func FileSHA256(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
 }
 
 func copyGlob(dir, pattern, dst string) error {

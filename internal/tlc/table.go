@@ -3,6 +3,9 @@ package tlc
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 // Table markers in docs/spec.md: the text between them is VerdictTable's
@@ -14,7 +17,7 @@ const (
 
 // VerdictTable renders the recorded TLC runs of the manifest's
 // configurations as a Markdown table, in manifest order.
-func VerdictTable(man Manifest, runs Runs) string {
+func VerdictTable(man *tlccfg.Manifest, runs *tlcjson.Runs) string {
 	var b strings.Builder
 	b.WriteString("| configuration | policy | kind | expected | TLC found | distinct states | states generated | depth | trace | TLC time (workers) |\n")
 	b.WriteString("|---|---|---|---|---|---:|---:|---:|---:|---:|\n")

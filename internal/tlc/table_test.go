@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 func TestCommas(t *testing.T) {
@@ -19,11 +22,11 @@ func TestCommas(t *testing.T) {
 // the recorded runs say: rerun `hwepoch tlc -table` after recording.
 func TestSpecDocTableIsCurrent(t *testing.T) {
 	root := filepath.Join("..", "..")
-	man, err := ReadManifest(filepath.Join(root, "spec", "manifest.json"))
+	man, err := tlccfg.LoadManifest(filepath.Join(root, "spec"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := ReadRuns(filepath.Join(root, "traces", "tlc", "runs.json"))
+	runs, err := tlcjson.LoadRuns(filepath.Join(root, "traces", "tlc"))
 	if err != nil {
 		t.Fatal(err)
 	}

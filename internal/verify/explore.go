@@ -2,13 +2,10 @@ package verify
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/hwepoch/hwepoch/model/explore"
@@ -124,8 +121,8 @@ func LoadRuns(man *tlccfg.Manifest, runsDir string) (runs *tlcjson.Runs, note st
 		return nil, fmt.Sprintf("%s does not exist: not comparing with TLC (run `hwepoch tlc` to record TLC's runs)", filepath.Join(runsDir, "runs.json")), nil
 	case err != nil:
 		return nil, "", err
-	case runs.SpecSha256 != "":
-		if sum, err := FileSha256(filepath.Join(man.Dir, man.Spec)); err == nil && sum != runs.SpecSha256 {
+	case runs.SpecSHA256 != "":
+		if sum, err := tlcjson.FileSHA256(filepath.Join(man.Dir, man.Spec)); err == nil && sum != runs.SpecSHA256 {
 			return nil, fmt.Sprintf("%s was recorded for another version of %s: not comparing with TLC (rerun `hwepoch tlc`)", filepath.Join(runsDir, "runs.json"), man.Spec), nil
 		}
 	}
@@ -134,13 +131,3 @@ func LoadRuns(man *tlccfg.Manifest, runsDir string) (runs *tlcjson.Runs, note st
 
 // RunsDir is traces/tlc beside the spec directory.
 func RunsDir(specDir string) string { return filepath.Join(filepath.Dir(specDir), "traces", "tlc") }
-
-// FileSha256 is the hex SHA-256 of a file's contents.
-func FileSha256(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
-}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace"
@@ -58,11 +57,11 @@ func TLCTraceRows(man *tlccfg.Manifest, runsDir string) []Row {
 		return []Row{{Stage: "tlc-trace", Item: runsDir, Size: "skipped (no exported traces; run hwepoch tlc)",
 			Expected: "-", Found: "not run", Status: Skipped}}
 	}
-	runs, err := tlc.ReadRuns(filepath.Join(runsDir, "runs.json"))
+	runs, err := tlcjson.LoadRuns(runsDir)
 	if err != nil {
 		return []Row{{Stage: "tlc-trace", Item: "runs.json", Expected: "readable", Found: "error: " + err.Error(), Status: Fail}}
 	}
-	byTrace := map[string]tlc.RunRecord{}
+	byTrace := map[string]tlcjson.Run{}
 	for _, r := range runs.Runs {
 		if r.TraceJSON != "" {
 			byTrace[filepath.ToSlash(filepath.Clean(r.TraceJSON))] = r
@@ -75,7 +74,7 @@ func TLCTraceRows(man *tlccfg.Manifest, runsDir string) []Row {
 	return rows
 }
 
-func tlcTraceRow(man *tlccfg.Manifest, runsDir, file string, byTrace map[string]tlc.RunRecord) Row {
+func tlcTraceRow(man *tlccfg.Manifest, runsDir, file string, byTrace map[string]tlcjson.Run) Row {
 	start := time.Now()
 	row := Row{Stage: "tlc-trace", Item: file, Status: Fail}
 	rec, recorded := byTrace[file]

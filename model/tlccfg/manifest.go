@@ -64,6 +64,9 @@ func LoadManifest(dir string) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: %s: expect = violated needs the property", path, e.Name)
 		}
 		seen[e.Name] = true
+		if _, err := os.Stat(m.CfgPath(e)); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", path, e.Name, err)
+		}
 	}
 	return &m, nil
 }

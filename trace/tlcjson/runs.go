@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 )
 
 // Runs is traces/tlc/runs.json, the record `hwepoch tlc` keeps of TLC's runs
-// on the spec's configurations.
+// on the spec's configurations, so that tests and `hwepoch verify` without
+// TLC can compare with TLC's numbers and notice when a run went stale. It
+// is the one reader and writer of that file.
 type Runs struct {
 	TLCVersion string `json:"tlcVersion"`
-	SpecSha256 string `json:"specSha256"`
+	SpecSHA256 string `json:"specSha256"`
 	Runs       []Run  `json:"runs"`
 	Dir        string `json:"-"` // the directory it was read from
 }
@@ -21,20 +24,23 @@ type Runs struct {
 // Run is one TLC run.
 type Run struct {
 	Name            string  `json:"name"`
-	Mode            string  `json:"mode"`   // "bfs" (model checking) or a simulation mode; absent means bfs
+	Mode            string  `json:"mode"`   // "bfs" (model checking) or "simulate"; absent means bfs
 	Config          string  `json:"config"` // the configuration; absent means Name
-	CfgSha256       string  `json:"cfgSha256"`
+	CfgSHA256       string  `json:"cfgSha256"`
+	SpecSHA256      string  `json:"specSha256"`
+	TLCVersion      string  `json:"tlcVersion"`
 	Verdict         string  `json:"verdict"` // "holds" | "violated"; "simulated" for a simulation export
-	Property        string  `json:"property"`
+	Property        string  `json:"property,omitempty"`
 	DistinctStates  int64   `json:"distinctStates"`
 	StatesGenerated int64   `json:"statesGenerated"`
 	Depth           int     `json:"depth"`
 	Seconds         float64 `json:"seconds"`
 	Workers         int     `json:"workers"`
+	Seed            int64   `json:"seed,omitempty"`
 	Log             string  `json:"log"`
-	TraceJSON       string  `json:"traceJson"`
-	TraceTLA        string  `json:"traceTla"`
-	TraceLength     int     `json:"traceLength"`
+	TraceJSON       string  `json:"traceJson,omitempty"`
+	TraceTLA        string  `json:"traceTla,omitempty"`
+	TraceLength     int     `json:"traceLength,omitempty"`
 }
 
 // ConfigName is the configuration the run checked.
@@ -50,7 +56,8 @@ func (r Run) ConfigName() string {
 func (r Run) Exhaustive() bool { return r.Mode == "" || r.Mode == "bfs" }
 
 // LoadRuns reads dir/runs.json. A missing file is reported with
-// os.ErrNotExist in the chain, so callers can skip comparisons.
+// os.ErrNotExist in the chain, so callers can skip comparisons (or, like
+// `hwepoch tlc`, start an empty record).
 func LoadRuns(dir string) (*Runs, error) {
 	path := filepath.Join(dir, "runs.json")
 	b, err := os.ReadFile(path)
@@ -80,12 +87,11 @@ func LoadRuns(dir string) (*Runs, error) {
 // specPath (by its SHA-256); runs of another version of the spec say
 // nothing about this one.
 func (r *Runs) ForSpec(specPath string) (bool, error) {
-	b, err := os.ReadFile(specPath)
+	sum, err := FileSHA256(specPath)
 	if err != nil {
 		return false, err
 	}
-	sum := sha256.Sum256(b)
-	return r.SpecSha256 == "" || r.SpecSha256 == hex.EncodeToString(sum[:]), nil
+	return r.SpecSHA256 == "" || r.SpecSHA256 == sum, nil
 }
 
 // Exhaustive returns the model-checking run of the named configuration.
@@ -96,4 +102,47 @@ func (r *Runs) Exhaustive(config string) (Run, bool) {
 		}
 	}
 	return Run{}, false
+}
+
+// Get returns the run with the given name.
+func (r *Runs) Get(name string) (Run, bool) {
+	for _, run := range r.Runs {
+		if run.Name == name {
+			return run, true
+		}
+	}
+	return Run{}, false
+}
+
+// Put replaces the run with the same name, or adds it, keeping the runs
+// sorted by name.
+func (r *Runs) Put(run Run) {
+	for i := range r.Runs {
+		if r.Runs[i].Name == run.Name {
+			r.Runs[i] = run
+			return
+		}
+	}
+	r.Runs = append(r.Runs, run)
+	sort.Slice(r.Runs, func(i, j int) bool { return r.Runs[i].Name < r.Runs[j].Name })
+}
+
+// Write stores the record as dir/runs.json with stable formatting.
+func (r *Runs) Write(dir string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "runs.json"), append(b, '\n'), 0o644)
+}
+
+// FileSHA256 is the hex SHA-256 of a file: how runs are tied to the spec
+// and configuration they were recorded on.
+func FileSHA256(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }

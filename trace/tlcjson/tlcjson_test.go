@@ -218,3 +218,29 @@ func FuzzLoad(f *testing.F) {
 		_, _ = trace.Replay(cfg, tr) // must not panic on whatever states it holds
 	})
 }
+
+// The recorded runs.json, read and written back, is byte for byte the same
+// file: `hwepoch tlc` rewrites it after every run, and a reordering or a
+// dropped field would show up as churn (or loss) in every recording.
+func TestRunsRoundTrip(t *testing.T) {
+	dir := filepath.Join("..", "..", "traces", "tlc")
+	want, err := os.ReadFile(filepath.Join(dir, "runs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := LoadRuns(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := runs.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "runs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("runs.json does not survive a read and a write:\n%s", cmp.Diff(string(want), string(got)))
+	}
+}
