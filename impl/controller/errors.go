@@ -3,67 +3,38 @@ package controller
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hwepoch/hwepoch/impl/protocol"
 )
 
-// ErrorCode is a Kafka protocol error code (org.apache.kafka.common.protocol.Errors).
-// It implements error, so errors.Is(err, ErrFencedLeaderEpoch) works on any
-// error this package returns.
-type ErrorCode int16
+// ErrorCode is a Kafka protocol error code (org.apache.kafka.common.protocol.Errors),
+// the implementation's one table in package protocol. It implements error,
+// so errors.Is(err, ErrFencedLeaderEpoch) works on any error this package
+// returns.
+type ErrorCode = protocol.Error
 
-// The Kafka error codes this package returns, with Kafka's numbers.
+// The Kafka error codes this package returns.
 const (
-	ErrUnknownServerError          ErrorCode = -1
-	ErrUnknownTopicOrPartition     ErrorCode = 3
-	ErrNotLeaderOrFollower         ErrorCode = 6
-	ErrBrokerNotAvailable          ErrorCode = 8
-	ErrInvalidTopic                ErrorCode = 17
-	ErrTopicAlreadyExists          ErrorCode = 36
-	ErrInvalidPartitions           ErrorCode = 37
-	ErrInvalidReplicaAssignment    ErrorCode = 39
-	ErrInvalidConfig               ErrorCode = 40
-	ErrNotController               ErrorCode = 41
-	ErrInvalidRequest              ErrorCode = 42
-	ErrReassignmentInProgress      ErrorCode = 60
-	ErrFencedLeaderEpoch           ErrorCode = 74
-	ErrPreferredLeaderNotAvailable ErrorCode = 80
-	ErrEligibleLeadersNotAvailable ErrorCode = 83
-	ErrElectionNotNeeded           ErrorCode = 84
-	ErrNoReassignmentInProgress    ErrorCode = 85
-	ErrInvalidUpdateVersion        ErrorCode = 95
-	ErrIneligibleReplica           ErrorCode = 107
+	ErrUnknownServerError          = protocol.UnknownServerError
+	ErrUnknownTopicOrPartition     = protocol.UnknownTopicOrPartition
+	ErrNotLeaderOrFollower         = protocol.NotLeaderOrFollower
+	ErrBrokerNotAvailable          = protocol.BrokerNotAvailable
+	ErrInvalidTopic                = protocol.InvalidTopic
+	ErrTopicAlreadyExists          = protocol.TopicAlreadyExists
+	ErrInvalidPartitions           = protocol.InvalidPartitions
+	ErrInvalidReplicaAssignment    = protocol.InvalidReplicaAssignment
+	ErrInvalidConfig               = protocol.InvalidConfig
+	ErrNotController               = protocol.NotController
+	ErrInvalidRequest              = protocol.InvalidRequest
+	ErrReassignmentInProgress      = protocol.ReassignmentInProgress
+	ErrFencedLeaderEpoch           = protocol.FencedLeaderEpoch
+	ErrPreferredLeaderNotAvailable = protocol.PreferredLeaderNotAvailable
+	ErrEligibleLeadersNotAvailable = protocol.EligibleLeadersNotAvailable
+	ErrElectionNotNeeded           = protocol.ElectionNotNeeded
+	ErrNoReassignmentInProgress    = protocol.NoReassignmentInProgress
+	ErrInvalidUpdateVersion        = protocol.InvalidUpdateVersion
+	ErrIneligibleReplica           = protocol.IneligibleReplica
 )
-
-var errorNames = map[ErrorCode]string{
-	ErrUnknownServerError:          "UNKNOWN_SERVER_ERROR",
-	ErrUnknownTopicOrPartition:     "UNKNOWN_TOPIC_OR_PARTITION",
-	ErrNotLeaderOrFollower:         "NOT_LEADER_OR_FOLLOWER",
-	ErrBrokerNotAvailable:          "BROKER_NOT_AVAILABLE",
-	ErrInvalidTopic:                "INVALID_TOPIC_EXCEPTION",
-	ErrTopicAlreadyExists:          "TOPIC_ALREADY_EXISTS",
-	ErrInvalidPartitions:           "INVALID_PARTITIONS",
-	ErrInvalidReplicaAssignment:    "INVALID_REPLICA_ASSIGNMENT",
-	ErrInvalidConfig:               "INVALID_CONFIG",
-	ErrNotController:               "NOT_CONTROLLER",
-	ErrInvalidRequest:              "INVALID_REQUEST",
-	ErrReassignmentInProgress:      "REASSIGNMENT_IN_PROGRESS",
-	ErrFencedLeaderEpoch:           "FENCED_LEADER_EPOCH",
-	ErrPreferredLeaderNotAvailable: "PREFERRED_LEADER_NOT_AVAILABLE",
-	ErrEligibleLeadersNotAvailable: "ELIGIBLE_LEADERS_NOT_AVAILABLE",
-	ErrElectionNotNeeded:           "ELECTION_NOT_NEEDED",
-	ErrNoReassignmentInProgress:    "NO_REASSIGNMENT_IN_PROGRESS",
-	ErrInvalidUpdateVersion:        "INVALID_UPDATE_VERSION",
-	ErrIneligibleReplica:           "INELIGIBLE_REPLICA",
-}
-
-// String is Kafka's name for the code, e.g. "FENCED_LEADER_EPOCH".
-func (c ErrorCode) String() string {
-	if s, ok := errorNames[c]; ok {
-		return s
-	}
-	return fmt.Sprintf("ErrorCode(%d)", int16(c))
-}
-
-func (c ErrorCode) Error() string { return c.String() }
 
 // Reason says why an election or a request was refused, beyond the code:
 // several reasons share ELIGIBLE_LEADERS_NOT_AVAILABLE, and the refinement
