@@ -1,13 +1,15 @@
-// Package traces holds TLC's recorded runs on our spec (tlc/), named
-// scenarios (scenarios/) and shrunk regressions; this test keeps the
-// recorded TLC results honest.
+// Package traces holds TLC's recorded runs on our spec (tlc/), the recorded
+// lemma results (lemmas.json), named scenarios (scenarios/) and shrunk
+// regressions; this test keeps the recorded results honest.
 package traces
 
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
@@ -64,6 +66,52 @@ func TestRecordedRunsAreCurrent(t *testing.T) {
 		}
 		if r.Verdict == "holds" && (r.DistinctStates == 0 || r.Depth == 0) {
 			t.Errorf("%s: a run that holds must record distinct states and depth", r.Name)
+		}
+	}
+}
+
+// TestRecordedLemmasAreCurrent fails when the spec or a configuration
+// changed after the lemma results in traces/lemmas.json were recorded, when
+// a plan of internal/lemmas has no record (or a record has no plan), and
+// when a record does not give its plan's verdicts. TestLemmaPlans compares
+// the plans that run in go test with fresh results; this covers the ones
+// that take longer too. Rerun `hwepoch lemmas -all -record` to re-record.
+func TestRecordedLemmasAreCurrent(t *testing.T) {
+	rec, err := lemmas.LoadRecording("lemmas.json")
+	if err != nil {
+		t.Fatalf("%v (record with %s)", err, lemmas.RecordCommand())
+	}
+	specHash, err := tlcjson.FileSHA256(filepath.Join("..", "spec", "Replication.tla"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range lemmas.Plans {
+		r, ok := rec.Get(p.Config)
+		if !ok {
+			t.Errorf("%s: no record in traces/lemmas.json (run: %s)", p.Config, lemmas.RecordCommand(p.Config))
+			continue
+		}
+		if r.SpecSHA256 != specHash {
+			t.Errorf("%s: recorded for spec sha256 %.12s…, spec/Replication.tla is now %.12s…: the spec changed; rerun `%s`",
+				p.Config, r.SpecSHA256, specHash, lemmas.RecordCommand(p.Config))
+		}
+		cfgHash, err := tlcjson.FileSHA256(filepath.Join("..", "spec", p.Config+".cfg"))
+		if err != nil {
+			t.Errorf("%s: %v", p.Config, err)
+		} else if r.CfgSHA256 != cfgHash {
+			t.Errorf("%s: recorded for %s.cfg sha256 %.12s…, the file is now %.12s…: rerun `%s`",
+				p.Config, p.Config, r.CfgSHA256, cfgHash, lemmas.RecordCommand(p.Config))
+		}
+		if r.Distinct == 0 || r.Depth == 0 {
+			t.Errorf("%s: a record must have distinct states and depth", p.Config)
+		}
+		for _, e := range p.Expected(r) {
+			t.Errorf("%s: %s", p.Config, e)
+		}
+	}
+	for _, r := range rec.Plans {
+		if !slices.ContainsFunc(lemmas.Plans, func(p lemmas.Plan) bool { return p.Config == r.Config }) {
+			t.Errorf("traces/lemmas.json records %s, which has no plan in internal/lemmas", r.Config)
 		}
 	}
 }

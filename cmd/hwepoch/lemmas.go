@@ -6,12 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
+	"time"
 
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/scenario"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 func init() {
@@ -24,8 +27,9 @@ func runLemmas(args []string, stdout, stderr io.Writer) int {
 	all := fl.Bool("all", false, "every plan, including the ones that take minutes")
 	table := fl.Bool("table", false, "print the Markdown table of the lemmas along every scenario case (docs/correctness.md) and nothing else")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
+	record := fl.Bool("record", false, "record the results of the plans run in "+lemmas.RecordingFile+" (replacing their earlier records)")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, `usage: hwepoch lemmas [-all] [CONFIG ...]
+		fmt.Fprint(stderr, `usage: hwepoch lemmas [-all] [-record] [CONFIG ...]
        hwepoch lemmas -table
 
 Checks the lemmas that the correctness argument for LeaderEpoch truncation
@@ -46,6 +50,18 @@ The plans: `)
 			fmt.Fprint(stderr, p.Config)
 		}
 		fmt.Fprint(stderr, `.
+
+With -record, each plan's result — distinct states, steps, depth, and per
+lemma the number of states or steps where its premise was met (when it
+holds) or the length of its shortest counterexample (when it is violated),
+with the SHA-256s of spec/Replication.tla and spec/CONFIG.cfg — replaces
+that plan's record in `+lemmas.RecordingFile+` as soon as the plan is done
+(the search is deterministic, so only a change of the spec, the model or a
+lemma changes the numbers). docs/correctness.md quotes that file (regenerate
+its table with go test ./docs -update); TestLemmaPlans fails when a fresh
+result differs from it, and traces' TestRecordedLemmasAreCurrent when the
+spec or a configuration changed after recording. Re-record everything with
+hwepoch lemmas -all -record.
 
 Exit status: 0 when every lemma gives its plan's verdict, 1 otherwise, 2 on
 a usage or input error.
@@ -105,7 +121,35 @@ flags:
 	if *quiet {
 		progress = nil
 	}
-	rows := verify.LemmaRows(context.Background(), man, plans, progress)
+	var done func(lemmas.Plan, string, *lemmas.Report) error
+	if *record {
+		recPath := lemmas.RecordingPath(specDir)
+		specHash, err := tlcjson.FileSHA256(filepath.Join(specDir, "Replication.tla"))
+		if err != nil {
+			return fail("%v", err)
+		}
+		done = func(p lemmas.Plan, cfgPath string, rep *lemmas.Report) error {
+			cfgHash, err := tlcjson.FileSHA256(cfgPath)
+			if err != nil {
+				return err
+			}
+			rec, err := lemmas.LoadRecording(recPath)
+			if errors.Is(err, fs.ErrNotExist) {
+				rec, err = &lemmas.Recording{}, nil
+			}
+			if err != nil {
+				return err
+			}
+			rec.Put(lemmas.RecordOf(p.Config, rep, cfgHash, specHash))
+			if err := rec.Write(recPath); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "hwepoch lemmas: recorded %s in %s (%d distinct states, depth %d, %v); regenerate docs/correctness.md's table with go test ./docs -update\n",
+				p.Config, lemmas.RecordingFile, rep.Distinct, rep.Depth, rep.Duration.Round(time.Second/10))
+			return nil
+		}
+	}
+	rows := verify.LemmaRowsFunc(context.Background(), man, plans, progress, done)
 	n := 0
 	for i := range rows {
 		if c := rows[i].Counterexample; c != nil {

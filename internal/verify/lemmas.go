@@ -14,6 +14,14 @@ import (
 // reachable state and step of its configuration: one row per lemma, whose
 // expected verdict is the plan's.
 func LemmaRows(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Plan, progress io.Writer) []Row {
+	return LemmaRowsFunc(ctx, man, plans, progress, nil)
+}
+
+// LemmaRowsFunc is LemmaRows, calling done (when not nil) with each plan's
+// report as soon as its configuration has been explored: how
+// `hwepoch lemmas -record` records the results.
+func LemmaRowsFunc(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Plan, progress io.Writer,
+	done func(p lemmas.Plan, cfgPath string, rep *lemmas.Report) error) []Row {
 	var rows []Row
 	for _, p := range plans {
 		e, ok := man.Lookup(p.Config)
@@ -35,6 +43,11 @@ func LemmaRows(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Plan, p
 			continue
 		}
 		rows = append(rows, PlanRows(p, rep, chk)...)
+		if done != nil {
+			if err := done(p, man.CfgPath(e), rep); err != nil {
+				rows = append(rows, Row{Stage: "lemma", Item: "record @ " + p.Config, Expected: "recorded", Found: "error: " + err.Error(), Status: Fail})
+			}
+		}
 	}
 	return rows
 }
