@@ -5,6 +5,7 @@ import (
 	"flag"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hwepoch/hwepoch/model"
@@ -35,6 +36,10 @@ func TestLemmaPlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec, err := LoadRecording(RecordingPath(spec))
+	if err != nil {
+		t.Fatalf("%v (record the lemma results with %s)", err, RecordCommand())
+	}
 	for _, p := range Plans {
 		t.Run(p.Config, func(t *testing.T) {
 			if p.Big && !*all {
@@ -53,6 +58,13 @@ func TestLemmaPlans(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s: %d distinct states, %d steps, depth %d, %v", p.Config, rep.Distinct, rep.Steps, rep.Depth, rep.Duration)
+			fresh := RecordOf(p.Config, rep, "", "")
+			if recorded, ok := rec.Get(p.Config); !ok {
+				t.Errorf("%s: no record in %s; record it with %s", p.Config, RecordingFile, RecordCommand(p.Config))
+			} else if diff := recorded.Diff(fresh); len(diff) > 0 {
+				t.Errorf("%s: the fresh results differ from %s (which docs/correctness.md quotes):\n\t%s\nre-record with %s, then go test ./docs -update and check the prose numbers",
+					p.Config, RecordingFile, strings.Join(diff, "\n\t"), RecordCommand(p.Config))
+			}
 			if r, ok := runs.Get(p.Config); ok && r.Verdict == "holds" && r.SpecSHA256 == specHash {
 				if r.DistinctStates != rep.Distinct || r.Depth != rep.Depth {
 					t.Errorf("TLC found %d distinct states, depth %d; the lemma search %d, depth %d", r.DistinctStates, r.Depth, rep.Distinct, rep.Depth)
