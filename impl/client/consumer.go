@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -28,6 +29,9 @@ type Consumer struct {
 
 // NewConsumer returns a consumer on net.
 func NewConsumer(cfg ConsumerConfig, net *netsim.Network) (*Consumer, error) {
+	if cfg.Leader == nil || cfg.BrokerNode == nil {
+		return nil, errors.New("client: ConsumerConfig.Leader or BrokerNode is nil")
+	}
 	ep, err := endpoint(net, cfg.Node)
 	if err != nil {
 		return nil, err
@@ -39,7 +43,7 @@ func NewConsumer(cfg ConsumerConfig, net *netsim.Network) (*Consumer, error) {
 }
 
 // Fetch reads tp from offset on its leader: the records below the HW, and
-// the HW.
+// the HW. Records at or above the HW are dropped, whatever the broker sent.
 func (c *Consumer) Fetch(ctx context.Context, tp protocol.TopicPartition, offset int64) ([]protocol.Record, int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -73,6 +77,12 @@ func (c *Consumer) Fetch(ctx context.Context, tp protocol.TopicPartition, offset
 		if part.Error != protocol.None {
 			return nil, part.HighWatermark, part.Error
 		}
-		return part.Records, part.HighWatermark, nil
+		var recs []protocol.Record
+		for _, rec := range part.Records {
+			if rec.Offset < part.HighWatermark {
+				recs = append(recs, rec)
+			}
+		}
+		return recs, part.HighWatermark, nil
 	}
 }

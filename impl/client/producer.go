@@ -12,6 +12,9 @@ import (
 	"github.com/hwepoch/hwepoch/impl/protocol"
 )
 
+// ErrClosed is returned by a closed producer.
+var ErrClosed = errors.New("client: producer closed")
+
 // ProducerConfig configures a Producer.
 type ProducerConfig struct {
 	// Node is the producer's network address.
@@ -113,8 +116,13 @@ func (p *Producer) Close() {
 
 // Send sends the next record to broker for tp and returns the request's
 // correlation id and the record id; the outcome comes later (Result, Wait).
+// A closed producer sends nothing and returns ErrClosed.
 func (p *Producer) Send(broker int32, tp protocol.TopicPartition) (uint64, int64, error) {
 	p.mu.Lock()
+	if p.ctx.Err() != nil {
+		p.mu.Unlock()
+		return 0, 0, ErrClosed
+	}
 	p.corr++
 	corr, id := p.corr, p.nextID
 	p.nextID++
@@ -131,6 +139,13 @@ func (p *Producer) Send(broker int32, tp protocol.TopicPartition) (uint64, int64
 		Records:   []protocol.ProduceRecord{{ID: id}},
 	}
 	if _, err := p.ep.Send(p.cfg.BrokerNode(broker), req); err != nil {
+		// Never sent, so never appended: like a refusal, the id is handed
+		// out again when it is still the latest.
+		p.mu.Lock()
+		if id == p.nextID-1 {
+			p.nextID--
+		}
+		p.mu.Unlock()
 		p.finish(corr, protocol.NetworkException, -1)
 		return corr, id, err
 	}
@@ -138,13 +153,23 @@ func (p *Producer) Send(broker int32, tp protocol.TopicPartition) (uint64, int64
 }
 
 // Produce sends the next record to tp's leader and waits for the outcome
-// (free mode): it never waits longer than the request timeout.
+// (free mode): it never waits longer than the request timeout. With ctx
+// already done it sends nothing.
 func (p *Producer) Produce(ctx context.Context, tp protocol.TopicPartition) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{Offset: -1}, err
+	}
+	if p.cfg.Leader == nil {
+		return Result{Offset: -1}, errors.New("client: ProducerConfig.Leader is nil")
+	}
 	leader, ok := p.cfg.Leader(tp)
 	if !ok {
 		return Result{Offset: -1, Error: protocol.NotLeaderOrFollower, Done: true}, nil
 	}
 	corr, _, err := p.Send(leader, tp)
+	if errors.Is(err, ErrClosed) {
+		return Result{Offset: -1}, err
+	}
 	if err != nil {
 		return p.Result(corr), err
 	}
