@@ -1,6 +1,7 @@
 // Package docs holds the project's documentation; this test keeps
 // docs/correctness.md honest: every check it names exists, its generated
-// tables and pictures are current, and its links lead somewhere.
+// tables and pictures are current, the lemma numbers its prose quotes are
+// the ones traces/lemmas.json records, and its links lead somewhere.
 package docs
 
 import (
@@ -365,6 +366,212 @@ func TestTLCPicturesAreCurrent(t *testing.T) {
 		default:
 			t.Errorf("docs/%s is not a fresh render of %s: go run ./cmd/hwepoch render -cfg spec/%s.cfg -svg docs/%s %s (or go test ./docs -update)",
 				pic, rel, name, pic, rel)
+		}
+	}
+}
+
+// recording is traces/lemmas.json, the lemma results `hwepoch lemmas
+// -record` wrote.
+func recording(t *testing.T) *lemmas.Recording {
+	t.Helper()
+	rec, err := lemmas.LoadRecording(filepath.Join(root, filepath.FromSlash(lemmas.RecordingFile)))
+	if err != nil {
+		t.Fatalf("%v (record with %s)", err, lemmas.RecordCommand())
+	}
+	return rec
+}
+
+// TestLemmaResultTableIsCurrent: the lemma results of every plan, as
+// traces/lemmas.json records them.
+func TestLemmaResultTableIsCurrent(t *testing.T) {
+	generated(t, "lemma-results", lemmas.ResultTable(recording(t)), "traces/lemmas.json, as hwepoch lemmas -record wrote it")
+}
+
+var (
+	// A paragraph or list item that begins a lemma's part of the argument:
+	// **`L2a` — ...** or - `L4a`: ...; **`L4a`–`L4d` ...** begins a group
+	// (no one lemma).
+	lemmaStart = regexp.MustCompile("^(?:\\*\\*`(L\\d[a-z]?)`(–`L\\d[a-z]?`)?|- `(L\\d[a-z]?)`:)")
+	premiseMet = regexp.MustCompile(`(?i)\bpremise\s+met\s+(?:in|on)\s+(\d+)\s+(?:of\s+(\d+)\s+)?(states|steps)\b`)
+	traceOf    = regexp.MustCompile(`(?i)\btrace\s+of\s+(\d+)\s+states\b`)
+	bigCount   = regexp.MustCompile(`\b(\d{4,})\s+(?:states|steps)\b`)
+)
+
+// lemmaProse is one paragraph or list item about a lemma.
+type lemmaProse struct {
+	lemma string // "" for a paragraph about a group of lemmas
+	text  string
+}
+
+// lemmaParagraphs are the paragraphs and list items of docs/correctness.md
+// from one that begins with a lemma's name (**`L1` — ...**, - `L4a`: ...)
+// up to the next such, a heading or another bold paragraph.
+func lemmaParagraphs(text string) []lemmaProse {
+	var units []string
+	for _, block := range strings.Split(text, "\n\n") {
+		var cur []string
+		for _, line := range strings.Split(block, "\n") {
+			if strings.HasPrefix(line, "- ") && len(cur) > 0 {
+				units = append(units, strings.Join(cur, "\n"))
+				cur = nil
+			}
+			cur = append(cur, line)
+		}
+		units = append(units, strings.Join(cur, "\n"))
+	}
+	var out []lemmaProse
+	in, lemma := false, ""
+	for _, u := range units {
+		u = strings.TrimSpace(u)
+		switch m := lemmaStart.FindStringSubmatch(u); {
+		case m != nil:
+			in, lemma = true, m[1]+m[3]
+			if m[2] != "" {
+				lemma = ""
+			}
+		case strings.HasPrefix(u, "**") || strings.HasPrefix(u, "#") || strings.HasPrefix(u, "|") || strings.HasPrefix(u, "<!--"):
+			in = false
+		}
+		if in {
+			out = append(out, lemmaProse{lemma, u})
+		}
+	}
+	return out
+}
+
+// sentences splits a paragraph at a full stop followed by white space.
+func sentences(p string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] == '.' && (i+1 == len(p) || p[i+1] == ' ' || p[i+1] == '\n') {
+			out = append(out, p[start:i+1])
+			start = i + 1
+		}
+	}
+	if strings.TrimSpace(p[start:]) != "" {
+		out = append(out, p[start:])
+	}
+	return out
+}
+
+// flat is s with each run of white space (a line break) one space.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// planAt is the plan a number at offset at of sentence s speaks of: the
+// last plan named (in a code span) before it in the sentence, else the
+// first named after it, else le-fenced-2.
+func planAt(s string, at int) string {
+	plan, after := "", ""
+	for _, m := range codeSpan.FindAllStringSubmatchIndex(s, -1) {
+		name := s[m[2]:m[3]]
+		if !slices.ContainsFunc(lemmas.Plans, func(p lemmas.Plan) bool { return p.Config == name }) {
+			continue
+		}
+		if m[0] < at {
+			plan = name
+		} else if after == "" {
+			after = name
+		}
+	}
+	switch {
+	case plan != "":
+		return plan
+	case after != "":
+		return after
+	}
+	return "le-fenced-2"
+}
+
+// TestLemmaProseNumbers: every number the paragraphs about the lemmas of
+// docs/correctness.md quote — "premise met in N states", "premise met on N
+// steps", "premise met in N of M states" (M the distinct states), "a trace
+// of N states" (a violation's shortest counterexample) — is the one
+// traces/lemmas.json records for the lemma of the paragraph and the plan
+// its sentence names (le-fenced-2 unless it names another). A count of
+// thousands of states or steps in another form is reported too, since it
+// would go unchecked. When one fails, the recording is the truth: fix the
+// prose.
+func TestLemmaProseNumbers(t *testing.T) {
+	rec := recording(t)
+	paras := lemmaParagraphs(readDoc(t))
+	checked := map[string]int{}
+	for _, p := range paras {
+		for _, s := range sentences(p.text) {
+			where := func() string {
+				if p.lemma == "" {
+					return "docs/correctness.md, a paragraph about several lemmas"
+				}
+				return "docs/correctness.md, `" + p.lemma + "`"
+			}
+			lookup := func(at int, quote string) (lemmas.PlanRecord, lemmas.LemmaRecord, bool) {
+				plan := planAt(s, at)
+				if p.lemma == "" {
+					t.Errorf("%s: %q: which lemma's number is it? Quote numbers in a lemma's own paragraph", where(), quote)
+					return lemmas.PlanRecord{}, lemmas.LemmaRecord{}, false
+				}
+				pr, ok := rec.Get(plan)
+				if !ok {
+					t.Errorf("%s: %q is about %s, which traces/lemmas.json does not record (%s)", where(), quote, plan, lemmas.RecordCommand(plan))
+					return pr, lemmas.LemmaRecord{}, false
+				}
+				lr, ok := pr.Lemma(p.lemma)
+				if !ok {
+					t.Errorf("%s: %q: traces/lemmas.json has no %s on %s", where(), quote, p.lemma, plan)
+					return pr, lr, false
+				}
+				checked[p.lemma]++
+				return pr, lr, true
+			}
+			covered := map[int]bool{}
+			for _, m := range premiseMet.FindAllStringSubmatchIndex(s, -1) {
+				quote := flat(s[m[0]:m[1]])
+				for i := m[0]; i < m[1]; i++ {
+					covered[i] = true
+				}
+				pr, lr, ok := lookup(m[0], quote)
+				if !ok {
+					continue
+				}
+				n, _ := strconv.ParseInt(s[m[2]:m[3]], 10, 64)
+				unit := s[m[6]:m[7]]
+				switch {
+				case lr.Verdict != "holds":
+					t.Errorf("%s: %q on %s, but traces/lemmas.json records it %s", where(), quote, pr.Config, lr)
+				case n != lr.Premise || unit != lr.Unit:
+					t.Errorf("%s: %q on %s, but traces/lemmas.json records %d %s: fix the prose (the recording is the truth)", where(), quote, pr.Config, lr.Premise, lr.Unit)
+				}
+				if m[4] >= 0 {
+					if d, _ := strconv.ParseInt(s[m[4]:m[5]], 10, 64); d != pr.Distinct {
+						t.Errorf("%s: %q: %s has %d distinct states in traces/lemmas.json: fix the prose", where(), quote, pr.Config, pr.Distinct)
+					}
+				}
+			}
+			for _, m := range traceOf.FindAllStringSubmatchIndex(s, -1) {
+				quote := flat(s[m[0]:m[1]])
+				pr, lr, ok := lookup(m[0], quote)
+				if !ok {
+					continue
+				}
+				n, _ := strconv.Atoi(s[m[2]:m[3]])
+				switch {
+				case lr.Verdict != "violated":
+					t.Errorf("%s: %q on %s, but traces/lemmas.json records it %s", where(), quote, pr.Config, lr)
+				case n != lr.TraceLength:
+					t.Errorf("%s: %q on %s, but traces/lemmas.json records a trace of %d states: fix the prose (the recording is the truth)", where(), quote, pr.Config, lr.TraceLength)
+				}
+			}
+			for _, m := range bigCount.FindAllStringSubmatchIndex(s, -1) {
+				if !covered[m[0]] {
+					t.Errorf("%s: %q is not in a form this test checks (\"premise met in N states\", \"premise met on N steps\", \"premise met in N of M states\")", where(), flat(s[m[0]:m[1]]))
+				}
+			}
+		}
+	}
+	t.Logf("%d lemma paragraphs; numbers checked per lemma: %v", len(paras), checked)
+	for _, l := range lemmas.All {
+		if checked[l.Name] == 0 {
+			t.Errorf("docs/correctness.md quotes no recorded number for %s (or this test no longer finds its paragraph)", l.Name)
 		}
 	}
 }
