@@ -60,7 +60,7 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
+	if err := fl.Parse(interspersed(fl, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

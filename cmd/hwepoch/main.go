@@ -40,7 +40,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'hwepoch <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'hwepoch <command> -h' (or 'hwepoch help <command>') for a command's flags.")
 }
 
 func main() {
@@ -48,6 +48,11 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" {
+		if _, ok := commands[args[1]]; ok {
+			return run([]string{args[1], "-h"}, stdout, stderr) // "hwepoch help verify"
+		}
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {

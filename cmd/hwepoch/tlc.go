@@ -55,7 +55,7 @@ TLA2TOOLS_JAR must name tla2tools.jar.
 flags:`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(interspersed(fs, args)); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
