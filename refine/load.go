@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace"
@@ -25,6 +26,10 @@ type Case struct {
 	// Refuse, if set, is an action the model does not enable after the
 	// trace: the implementation must refuse it and change nothing.
 	Refuse *model.Action
+	// Invariants are what the trace's configuration checks: the INVARIANTS
+	// of its .cfg (of its check line, for a scenario); for constants an ITF
+	// file carries itself, every safety invariant of the spec.
+	Invariants []string
 }
 
 // Formats, told apart by file name:
@@ -42,38 +47,62 @@ const (
 	scenarioSuffix = scenario.Ext
 )
 
-// Load reads a trace file of any supported format and returns its cases.
+// Load reads a trace file of any supported format and returns its cases,
+// with the configuration each was made on as the repository records it.
 // Errors name the file, and for bad content the step and field.
-func Load(path string) ([]Case, error) {
+func Load(path string) ([]Case, error) { return LoadWithConfig(path, "") }
+
+// LoadWithConfig is Load with the configuration given: cfgPath, if not
+// empty, is the TLC .cfg whose constants a TLC or ITF trace was made with
+// (for traces made outside this repository). An ITF file that carries its
+// own constants must agree with it; a scenario carries its own, so cfgPath
+// does not apply to one.
+func LoadWithConfig(path, cfgPath string) ([]Case, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	var given *tlccfg.Check
+	if cfgPath != "" {
+		chk, err := tlccfg.LoadCheck(cfgPath)
+		if err != nil {
+			return nil, fmt.Errorf("the configuration given for %s: %w", path, err)
+		}
+		given = chk
+	}
 	switch {
 	case strings.HasSuffix(path, itfSuffix):
-		c, err := LoadITF(path)
+		c, err := loadITF(path, given)
 		return []Case{c}, err
 	case strings.HasSuffix(path, scenarioSuffix):
+		if given != nil {
+			return nil, fmt.Errorf("%s: a scenario carries its own constants (its config line); a .cfg does not apply to it", path)
+		}
 		return LoadScenario(path)
 	case strings.HasSuffix(path, ".json") && filepath.Base(path) != "runs.json":
-		c, err := LoadTLC(path)
+		c, err := loadTLC(path, given)
 		return []Case{c}, err
 	}
 	return nil, fmt.Errorf("%s: not a trace file hwepoch knows: want a TLC trace (*.json), an ITF trace (*%s) or a scenario (*%s)",
 		path, itfSuffix, scenarioSuffix)
 }
 
-// LoadTLC reads a TLC -dumpTrace json file with its configuration.
-func LoadTLC(path string) (Case, error) {
-	cfgName, err := tlcConfigName(path)
+// loadTLC reads a TLC -dumpTrace json file with its configuration: chk, or
+// the one runs.json or the file's name gives.
+func loadTLC(path string, chk *tlccfg.Check) (Case, error) {
+	if chk == nil {
+		cfgName, err := tlcConfigName(path)
+		if err != nil {
+			return Case{}, err
+		}
+		if chk, err = specConfig(path, cfgName); err != nil {
+			return Case{}, err
+		}
+	}
+	tr, err := tlcjson.Load(path, &chk.Config, chk.Name)
 	if err != nil {
 		return Case{}, err
 	}
-	cfg, err := specConfig(path, cfgName)
-	if err != nil {
-		return Case{}, err
-	}
-	tr, err := tlcjson.Load(path, cfg, cfgName)
-	if err != nil {
-		return Case{}, err
-	}
-	return Case{Name: path, Config: cfg, Trace: tr}, nil
+	return Case{Name: path, Config: &chk.Config, Trace: tr, Invariants: chk.Invariants}, nil
 }
 
 // tlcConfigName is the configuration a TLC trace was made on: the run in
@@ -106,24 +135,26 @@ func tlcConfigName(path string) (string, error) {
 }
 
 // specConfig loads spec/NAME.cfg, finding spec/ above the trace file.
-func specConfig(tracePath, name string) (*model.Config, error) {
+func specConfig(tracePath, name string) (*tlccfg.Check, error) {
 	dir, err := tlccfg.FindSpecDir(filepath.Dir(tracePath))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tracePath, err)
+		return nil, fmt.Errorf("%s: no spec/ directory above it holds %s.cfg: give the configuration it was made with (-cfg FILE.cfg)", tracePath, name)
 	}
 	cfgPath := filepath.Join(dir, name+".cfg")
 	chk, err := tlccfg.LoadCheck(cfgPath)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("%s: its configuration %s does not exist (name the trace after its .cfg, or record it in runs.json)", tracePath, cfgPath)
+			return nil, fmt.Errorf("%s: its configuration %s does not exist (name the trace after its .cfg, record it in runs.json, or give the configuration: -cfg FILE.cfg)", tracePath, cfgPath)
 		}
 		return nil, fmt.Errorf("%s: configuration: %w", tracePath, err)
 	}
-	return &chk.Config, nil
+	return chk, nil
 }
 
-// LoadITF reads an ITF trace whose actions are named in each state's #meta.
-func LoadITF(path string) (Case, error) {
+// loadITF reads an ITF trace whose actions are named in each state's
+// #meta, with the constants it carries, else chk's, else those of the
+// spec configuration its #meta names.
+func loadITF(path string, chk *tlccfg.Check) (Case, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Case{}, err
@@ -132,14 +163,24 @@ func LoadITF(path string) (Case, error) {
 	if err != nil {
 		return Case{}, err
 	}
-	cfg := meta.Config
-	if cfg == nil {
-		if meta.ConfigName == "" {
-			return Case{}, fmt.Errorf("%s: #meta: names no configuration (want \"config\": a spec/NAME.cfg, or \"hwepoch\": {\"config\": {...}})", path)
+	cfg, invariants := meta.Config, safetyInvariants()
+	switch {
+	case cfg != nil && chk != nil:
+		if d := cmp.Diff(chk.Config, *cfg); d != "" {
+			return Case{}, fmt.Errorf("%s: carries its own constants, which differ from %s's (-file +trace):\n%s", path, chk.Name, d)
 		}
-		if cfg, err = specConfig(path, meta.ConfigName); err != nil {
+		invariants = chk.Invariants
+	case chk != nil:
+		cfg, invariants = &chk.Config, chk.Invariants
+	case cfg == nil:
+		if meta.ConfigName == "" {
+			return Case{}, fmt.Errorf("%s: #meta: names no configuration (want \"config\": a spec/NAME.cfg, or \"hwepoch\": {\"config\": {...}}; or give the .cfg)", path)
+		}
+		spec, err := specConfig(path, meta.ConfigName)
+		if err != nil {
 			return Case{}, err
 		}
+		cfg, invariants = &spec.Config, spec.Invariants
 	}
 	tr, err := itf.Read(path, b, cfg)
 	if err != nil {
@@ -150,7 +191,19 @@ func LoadITF(path string) (Case, error) {
 			return Case{}, fmt.Errorf("%s: state %d: #meta.action: missing (a replayable trace names the action of every step)", path, i)
 		}
 	}
-	return Case{Name: path, Config: cfg, Trace: tr, Refuse: meta.Refuse}, nil
+	return Case{Name: path, Config: cfg, Trace: tr, Refuse: meta.Refuse, Invariants: invariants}, nil
+}
+
+// safetyInvariants are the spec's invariants less its witnesses (Never*,
+// which exist to be violated).
+func safetyInvariants() []string {
+	var out []string
+	for _, n := range model.InvariantNames() {
+		if !strings.HasPrefix(n, "Never") {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Discover lists the trace files under root (traces/ by default): TLC's

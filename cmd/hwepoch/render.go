@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,12 +11,10 @@ import (
 	"strings"
 
 	"github.com/hwepoch/hwepoch/model"
-	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/refine"
 	"github.com/hwepoch/hwepoch/render"
 	"github.com/hwepoch/hwepoch/trace"
-	"github.com/hwepoch/hwepoch/trace/itf"
 	"github.com/hwepoch/hwepoch/trace/scenario"
-	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 func init() {
@@ -34,7 +31,7 @@ type renderable struct {
 func runRender(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("render", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	cfgFlag := fl.String("cfg", "", "the TLC .cfg the trace was made with (default: spec/NAME.cfg, NAME from the file name or the ITF #meta)")
+	cfgFlag := fl.String("cfg", "", "the TLC .cfg the trace was made with (default: the constants an ITF regression carries, the run's in traces/tlc/runs.json, else spec/NAME.cfg)")
 	svgOut := fl.String("svg", "", "write an SVG timeline to this file (one trace)")
 	md := fl.Bool("md", false, "print Markdown tables (default: one line per replica per step)")
 	policy := fl.String("policy", "", "for a scenario: only the cases of this policy")
@@ -58,7 +55,7 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
+	if err := fl.Parse(interspersed(fl, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -148,53 +145,25 @@ func scenarioItems(path, policy, variant string) ([]renderable, error) {
 	return out, nil
 }
 
-// jsonItem reads a TLC JSON or ITF trace. ITF is recognised by its "states"
-// array (TLC writes "counterexample"); the configuration comes from -cfg,
-// else from spec/NAME.cfg where NAME is the ITF's #meta config or the file's
-// base name.
+// jsonItem reads a TLC JSON or ITF trace as replay does (refine.Load):
+// the configuration is -cfg's if given, else the one the trace carries
+// (an ITF regression), the run's in traces/tlc/runs.json, or spec/NAME.cfg.
 func jsonItem(path, cfgPath string) (renderable, error) {
-	b, err := os.ReadFile(path)
+	cases, err := refine.LoadWithConfig(path, cfgPath)
 	if err != nil {
 		return renderable{}, err
 	}
-	var peek struct {
-		Meta   map[string]any    `json:"#meta"`
-		States []json.RawMessage `json:"states"`
-	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return renderable{}, fmt.Errorf("%s: not JSON: %v", path, err)
-	}
-	isITF := peek.States != nil
-	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".json"), ".itf")
-	if c, ok := peek.Meta["config"].(string); ok && isITF && c != "" {
-		name = c
-	}
-	if cfgPath == "" {
-		spec, err := tlccfg.FindSpecDir(filepath.Dir(path))
-		if err != nil {
-			if spec, err = tlccfg.FindSpecDir("."); err != nil {
-				return renderable{}, fmt.Errorf("%s: give the .cfg it was made with: -cfg spec/NAME.cfg (%v)", path, err)
-			}
-		}
-		cfgPath = filepath.Join(spec, name+".cfg")
-	}
-	chk, err := tlccfg.LoadCheck(cfgPath)
-	if err != nil {
-		return renderable{}, fmt.Errorf("%v (the trace %s needs the constants it was made with: give -cfg)", err, path)
-	}
-	var tr trace.Trace
-	if isITF {
-		tr, err = itf.Read(path, b, &chk.Config)
-	} else {
-		tr, err = tlcjson.Parse(path, b, &chk.Config, chk.Name)
-	}
-	if err != nil {
-		return renderable{}, err
+	c := cases[0]
+	from := "the constants the trace carries"
+	if cfgPath != "" {
+		from = "the constants of " + cfgPath
+	} else if c.Trace.ConfigName != "" {
+		from = "the constants of " + c.Trace.ConfigName
 	}
 	opt := render.Options{
 		Title:      filepath.Base(path),
-		Subtitle:   fmt.Sprintf("%s, with the constants of %s\n%s", tr.Source, cfgPath, render.ConfigSummary(&chk.Config)),
-		Invariants: chk.Invariants,
+		Subtitle:   fmt.Sprintf("%s, with %s\n%s", c.Trace.Source, from, render.ConfigSummary(c.Config)),
+		Invariants: c.Invariants,
 	}
-	return renderable{cfg: chk.Config, tr: tr, opt: opt}, nil
+	return renderable{cfg: *c.Config, tr: c.Trace, opt: opt}, nil
 }

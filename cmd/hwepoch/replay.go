@@ -31,7 +31,10 @@ equal the model's state. With no files, every trace under traces/ is
 replayed: TLC's exports (traces/tlc/*.json, traces/tlc/sim/*.json),
 scenarios (traces/scenarios/*.scenario) and regressions
 (traces/regressions/*.itf.json). A file is read by its name: *.itf.json is
-ITF, *.scenario a scenario, any other *.json TLC's -dumpTrace json.
+ITF, *.scenario a scenario, any other *.json TLC's -dumpTrace json. The
+configuration a trace was made with is the one it carries (ITF
+regressions), its run's in traces/tlc/runs.json, spec/NAME.cfg for a file
+NAME.json, or -cfg's. Flags may follow the files.
 
   -random N   instead, run N gopter random traces per policy (or only
               -policy's); a failure is shrunk and written to -regressions,
@@ -41,7 +44,8 @@ ITF, *.scenario a scenario, any other *.json TLC's -dumpTrace json.
               events against the model; a failing run's recording is
               saved to -out (revalidate it with -recording FILE).
 
-Exit status 0 when everything held, 1 when something failed, 2 on bad use.
+Exit status 0 when everything held, 1 when something failed, 2 on bad use
+or a file that could not be read.
 
 flags:`
 
@@ -57,11 +61,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "free-failures", "where failing free runs' recordings are saved")
 	recording := fs.String("recording", "", "validate a saved free-run recording instead (and print its events with -v)")
 	verbose := fs.Bool("v", false, "print every trace as it replays")
+	cfgPath := fs.String("cfg", "", "the TLC .cfg the named traces were made with (default: the constants an ITF regression carries, the run's in traces/tlc/runs.json, else spec/NAME.cfg)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, replayUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(interspersed(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -95,7 +100,11 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	case *nFree > 0:
 		return replayFree(policies, *nFree, *seed, *out, stdout, stderr)
 	}
-	return replayTraces(fs.Args(), *verbose, stdout, stderr)
+	if *cfgPath != "" && fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "hwepoch replay: -cfg applies to the trace files named: name them")
+		return 2
+	}
+	return replayTraces(fs.Args(), *cfgPath, *verbose, stdout, stderr)
 }
 
 func replayPolicies(p string) ([]string, error) {
@@ -121,7 +130,7 @@ func repoRoot() (string, error) {
 }
 
 // replayTraces replays the given files, or every trace under traces/.
-func replayTraces(files []string, verbose bool, stdout, stderr io.Writer) int {
+func replayTraces(files []string, cfgPath string, verbose bool, stdout, stderr io.Writer) int {
 	if len(files) == 0 {
 		root, err := repoRoot()
 		if err != nil {
@@ -137,13 +146,13 @@ func replayTraces(files []string, verbose bool, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	failed, cases := 0, 0
+	failed, cases, unread := 0, 0, 0
 	start := time.Now()
 	for _, f := range files {
-		cs, err := refine.Load(f)
+		cs, err := refine.LoadWithConfig(f, cfgPath)
 		if err != nil {
-			fmt.Fprintf(stdout, "FAIL %s: %v\n", f, err)
-			failed++
+			fmt.Fprintf(stderr, "hwepoch replay: %v\n", err)
+			unread++
 			continue
 		}
 		for _, c := range cs {
@@ -161,10 +170,18 @@ func replayTraces(files []string, verbose bool, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%d of %d traces replayed on model and implementation in %v", cases-failed, cases, time.Since(start).Round(time.Millisecond))
 	if failed > 0 {
-		fmt.Fprintf(stdout, "; %d FAILED\n", failed)
-		return 1
+		fmt.Fprintf(stdout, "; %d FAILED", failed)
+	}
+	if unread > 0 {
+		fmt.Fprintf(stdout, "; %d of %d files could not be read (above)", unread, len(files))
 	}
 	fmt.Fprintln(stdout)
+	switch {
+	case failed > 0:
+		return 1
+	case unread > 0:
+		return 2
+	}
 	return 0
 }
 

@@ -106,7 +106,52 @@ func TestRenderErrorsSayWhatToDo(t *testing.T) {
 		t.Errorf("unknown kind: exit %d %s", code, errs)
 	}
 	tlc := filepath.Join("..", "..", "trace", "tlcjson", "testdata", "hw-acked-loss.json")
-	if code, _, errs := runCLI("render", "-cfg", filepath.Join(t.TempDir(), "nope.cfg"), tlc); code != 2 || !strings.Contains(errs, "give -cfg") {
+	if code, _, errs := runCLI("render", "-cfg", filepath.Join(t.TempDir(), "nope.cfg"), tlc); code != 2 || !strings.Contains(errs, "the configuration given for") || !strings.Contains(errs, "nope.cfg") {
 		t.Errorf("missing cfg: exit %d %s", code, errs)
+	}
+	// A regression carries its constants; a -cfg that contradicts them is refused.
+	reg := filepath.Join("..", "..", "traces", "regressions", "random-Kip101-seed2.itf.json")
+	if code, out, errs := runCLI("render", reg); code != 0 || !strings.Contains(out, "Init") {
+		t.Errorf("regression: exit %d %s", code, errs)
+	}
+	le := filepath.Join("..", "..", "spec", "le-fenced-2.cfg")
+	if code, _, errs := runCLI("render", reg, "-cfg", le); code != 2 || !strings.Contains(errs, "carries its own constants, which differ") {
+		t.Errorf("conflicting -cfg: exit %d %s", code, errs)
+	}
+	// A trace outside the repository needs -cfg, and says so.
+	outside := filepath.Join(t.TempDir(), "x.json")
+	b, err := os.ReadFile(tlc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI("render", outside); code != 2 || !strings.Contains(errs, "-cfg FILE.cfg") {
+		t.Errorf("outside the repository: exit %d %s", code, errs)
+	}
+}
+
+// replay: a missing file is an input error (exit 2), a trace from outside
+// the repository replays with -cfg (given after the file), and flags may
+// follow positional arguments everywhere the docs write them so.
+func TestReplayAndScenarioArguments(t *testing.T) {
+	if code, _, errs := runCLI("replay", "nosuch.json"); code != 2 || !strings.Contains(errs, "no such file") {
+		t.Errorf("missing file: exit %d %s", code, errs)
+	}
+	tlc := filepath.Join("..", "..", "trace", "tlcjson", "testdata", "hw-acked-loss.json")
+	outside := filepath.Join(t.TempDir(), "x.json")
+	b, err := os.ReadFile(tlc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCLI("replay", outside, "-cfg", filepath.Join("..", "..", "spec", "hw-acked-loss.cfg")); code != 0 || !strings.Contains(out, "1 of 1 traces replayed") {
+		t.Errorf("-cfg after the file: exit %d %s %s", code, out, errs)
+	}
+	if code, out, errs := runCLI("scenario", "kip101-scenario-1", "--policy", "HighWatermark"); code != 0 || !strings.Contains(out, "all 1 cases as expected") {
+		t.Errorf("scenario NAME --policy P: exit %d %s %s", code, out, errs)
 	}
 }
