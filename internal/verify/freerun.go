@@ -61,7 +61,7 @@ func FreeRunRows(runs int, progress io.Writer) []Row {
 			}
 		}
 		row.Time = time.Since(start)
-		row.Size = fmt.Sprintf("%d runs, %d events", runs, events)
+		row.Size = fmt.Sprintf("%d run%s, %d events", runs, plural(runs), events)
 		if row.Status == Pass {
 			row.Found = fmt.Sprintf("all %d validated (%d gap bridges, counted)", runs, gaps)
 		}
@@ -81,4 +81,11 @@ func freeRunItem(cfg *model.Config) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
