@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model"
@@ -165,8 +166,9 @@ func TestChecksNamedExist(t *testing.T) {
 			}
 		case kebab.MatchString(span):
 			counts["config/scenario"]++
-			if _, ok := man.Lookup(span); !ok && !isScenario(span) && !slices.Contains(kafkaNames, span) {
-				t.Errorf("`%s`: neither a configuration of spec/manifest.json nor a scenario of traces/scenarios", span)
+			if _, ok := man.Lookup(span); !ok && !isScenario(span) && !slices.Contains(kafkaNames, span) &&
+				!slices.Contains(broker.Mutants, broker.Mutant(span)) {
+				t.Errorf("`%s`: neither a configuration of spec/manifest.json, a scenario of traces/scenarios nor a mutant of impl/broker", span)
 			}
 		case pathLike.MatchString(span):
 			counts["path"]++

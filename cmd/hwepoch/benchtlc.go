@@ -18,6 +18,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 )
@@ -75,12 +76,9 @@ flags:
 	if fl.NArg() > 1 {
 		return fail(2, "give one configuration, not %d", fl.NArg())
 	}
-	jar := os.Getenv("TLA2TOOLS_JAR")
-	if jar == "" {
-		return fail(2, "TLA2TOOLS_JAR is not set: set it to the path of tla2tools.jar (e.g. TLA2TOOLS_JAR=/work/tools/tla2tools.jar)")
-	}
-	if _, err := os.Stat(jar); err != nil {
-		return fail(2, "TLA2TOOLS_JAR: %v", err)
+	jar, err := tlc.Jar()
+	if err != nil {
+		return fail(2, "%v", err)
 	}
 	specDir := *specFlag
 	if specDir == "" {
