@@ -1,0 +1,119 @@
+package tlccfg
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// LoadManifest never panics on whatever manifest.json holds; a manifest it
+// accepts has entries of the shape it promises, each with its .cfg file.
+// The test creates an empty .cfg for every entry whose name is a plain file
+// name, except names containing "nocfg": a manifest naming one of those
+// must be refused with fs.ErrNotExist in the chain.
+func FuzzLoadManifest(f *testing.F) {
+	// Seeds: one entry of each kind from spec/manifest.json, compact and
+	// without the prose (the whole file is TestManifestConfigs'). Small
+	// seeds keep the fuzzer's minimization of new inputs, during which its
+	// exec count stands still, short.
+	dir, err := FindSpecDir(".")
+	if err != nil {
+		f.Fatal(err)
+	}
+	real, err := LoadManifest(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var some []Entry
+	kinds := map[string]bool{}
+	for _, e := range real.Configs {
+		if !kinds[e.Kind] {
+			kinds[e.Kind] = true
+			e.About = ""
+			some = append(some, e)
+		}
+	}
+	b, err := json.Marshal(Manifest{Spec: real.Spec, Configs: some})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{"configs": [{"name": "a", "expect": "holds"}, {"name": "a", "expect": "holds"}]}`))
+	f.Add([]byte(`{"configs": [{"name": "a", "expect": "violated"}]}`))
+	f.Add([]byte(`{"configs": [{"name": "a-nocfg", "expect": "holds"}]}`))
+	f.Add([]byte(`{"configs": [{"name": "../a", "expect": "holds"}, {"name": "", "expect": "maybe"}]}`))
+	f.Add([]byte(`{"configs": [{"name": "a\u0000", "expect": "violated", "property": "P", "ci": 1}]}`))
+
+	work := memTempDir(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if err := os.WriteFile(filepath.Join(work, "manifest.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var peek struct{ Configs []struct{ Name string } }
+		_ = json.Unmarshal(b, &peek)
+		for _, e := range peek.Configs {
+			n := e.Name
+			if n == "" || filepath.Base(n) != n || strings.ContainsAny(n, "/\\\x00") || strings.Contains(n, "nocfg") || len(n) > 200 {
+				continue
+			}
+			p := filepath.Join(work, n+".cfg")
+			if err := os.WriteFile(p, nil, 0o644); err == nil {
+				defer os.Remove(p)
+			}
+		}
+		m, err := LoadManifest(work)
+		if err != nil {
+			return
+		}
+		if m.Dir != work {
+			t.Fatalf("Dir = %q, want %q", m.Dir, work)
+		}
+		for _, e := range m.Configs {
+			if strings.Contains(e.Name, "nocfg") {
+				t.Fatalf("%q: accepted without its .cfg file", e.Name)
+			}
+			if e.Expect != "holds" && e.Expect != "violated" || e.Expect == "violated" && e.Property == "" {
+				t.Fatalf("%q: accepted with expect %q, property %q", e.Name, e.Expect, e.Property)
+			}
+			if got, ok := m.Lookup(e.Name); !ok || got != e {
+				t.Fatalf("Lookup(%q) = %+v, %v; want %+v", e.Name, got, ok, e)
+			}
+			if _, err := os.Stat(m.CfgPath(e)); err != nil {
+				t.Fatalf("%q: accepted, but %v", e.Name, err)
+			}
+		}
+	})
+}
+
+// A manifest entry whose .cfg file is missing is refused, naming the entry,
+// with fs.ErrNotExist in the chain.
+func TestLoadManifestMissingCfg(t *testing.T) {
+	dir := t.TempDir()
+	b := []byte(`{"configs": [{"name": "gone", "expect": "holds"}]}`)
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadManifest(dir)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "gone") {
+		t.Fatalf("LoadManifest = %v, want a not-exist error naming gone", err)
+	}
+}
+
+// memTempDir is a temporary directory in memory (/dev/shm) where there is
+// one, else f.TempDir(). A fuzz test that must write each input to a file
+// runs some 30 times faster there than on a disk that syncs its writes.
+func memTempDir(f *testing.F) string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if dir, err := os.MkdirTemp("/dev/shm", "fuzz"); err == nil {
+			f.Cleanup(func() { os.RemoveAll(dir) })
+			return dir
+		}
+	}
+	return f.TempDir()
+}
