@@ -15,6 +15,7 @@ import (
 	"github.com/hwepoch/hwepoch/trace"
 	"github.com/hwepoch/hwepoch/trace/itf"
 	"github.com/hwepoch/hwepoch/trace/scenario"
+	"github.com/hwepoch/hwepoch/trace/tlatrace"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
@@ -40,6 +41,7 @@ type Case struct {
 //	                            regressions written by WriteRegression do)
 //	*.json (runs.json excluded) TLC -dumpTrace json; the configuration is the
 //	                            run's in traces/tlc/runs.json, else spec/NAME.cfg
+//	*.tla                       TLC -dumpTrace tla, likewise
 //	*.scenario                  a scenario file (trace/scenario): one case per
 //	                            policy (and variant)
 const (
@@ -79,16 +81,19 @@ func LoadWithConfig(path, cfgPath string) ([]Case, error) {
 		}
 		return LoadScenario(path)
 	case strings.HasSuffix(path, ".json") && filepath.Base(path) != "runs.json":
-		c, err := loadTLC(path, given)
+		c, err := loadTLC(path, given, tlcjson.Load)
+		return []Case{c}, err
+	case strings.HasSuffix(path, ".tla"):
+		c, err := loadTLC(path, given, tlatrace.Load)
 		return []Case{c}, err
 	}
-	return nil, fmt.Errorf("%s: not a trace file hwepoch knows: want a TLC trace (*.json), an ITF trace (*%s) or a scenario (*%s)",
+	return nil, fmt.Errorf("%s: not a trace file hwepoch knows: want a TLC trace (*.json or *.tla), an ITF trace (*%s) or a scenario (*%s)",
 		path, itfSuffix, scenarioSuffix)
 }
 
-// loadTLC reads a TLC -dumpTrace json file with its configuration: chk, or
-// the one runs.json or the file's name gives.
-func loadTLC(path string, chk *tlccfg.Check) (Case, error) {
+// loadTLC reads a TLC -dumpTrace json or tla file with its configuration:
+// chk, or the one runs.json or the file's name gives.
+func loadTLC(path string, chk *tlccfg.Check, load func(string, *model.Config, string) (trace.Trace, error)) (Case, error) {
 	if chk == nil {
 		cfgName, err := tlcConfigName(path)
 		if err != nil {
@@ -98,7 +103,7 @@ func loadTLC(path string, chk *tlccfg.Check) (Case, error) {
 			return Case{}, err
 		}
 	}
-	tr, err := tlcjson.Load(path, &chk.Config, chk.Name)
+	tr, err := load(path, &chk.Config, chk.Name)
 	if err != nil {
 		return Case{}, err
 	}
@@ -126,8 +131,10 @@ func tlcConfigName(path string) (string, error) {
 			continue
 		}
 		for _, r := range runs.Runs {
-			if r.TraceJSON != "" && filepath.Clean(r.TraceJSON) == rel && r.Config != "" {
-				return r.Config, nil
+			for _, f := range []string{r.TraceJSON, r.TraceTLA} {
+				if f != "" && filepath.Clean(f) == rel && r.Config != "" {
+					return r.Config, nil
+				}
 			}
 		}
 	}
@@ -225,7 +232,7 @@ func Discover(root string) ([]string, error) {
 		switch {
 		case strings.HasSuffix(name, itfSuffix), strings.HasSuffix(name, scenarioSuffix):
 			out = append(out, p)
-		case strings.HasSuffix(name, ".json") && name != "runs.json" && strings.Contains(filepath.ToSlash(p), "/tlc/"):
+		case (strings.HasSuffix(name, ".json") && name != "runs.json" || strings.HasSuffix(name, ".tla")) && strings.Contains(filepath.ToSlash(p), "/tlc/"):
 			out = append(out, p)
 		}
 		return nil

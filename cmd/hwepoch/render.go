@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("render", "draw a TLC JSON trace, an ITF trace or a scenario as an SVG timeline or Markdown tables", runRender)
+	register("render", "draw a TLC trace (json or tla), an ITF trace or a scenario as an SVG timeline or Markdown tables", runRender)
 }
 
 // renderable is one trace to draw, with its configuration and options.
@@ -40,8 +40,9 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, `usage: hwepoch render [flags] FILE
 
 Draws one trace. FILE is
-  - a TLC JSON trace (TLC -dumpTrace json; traces/tlc/NAME.json), read with
-    the constants of spec/NAME.cfg or -cfg;
+  - a TLC trace (TLC -dumpTrace json or tla; traces/tlc/NAME.json,
+    traces/tlc/trace_NAME.tla), read with the constants of its run in
+    traces/tlc/runs.json, of spec/NAME.cfg, or of -cfg;
   - an ITF trace (*.itf.json, as hwepoch check -itf writes), read with the
     .cfg its #meta names or -cfg;
   - a scenario file (*.scenario), each of its cases (or -policy/-variant).
@@ -78,12 +79,12 @@ flags:
 	switch {
 	case strings.HasSuffix(path, scenario.Ext):
 		items, err = scenarioItems(path, *policy, *variant)
-	case strings.HasSuffix(path, ".json"):
+	case strings.HasSuffix(path, ".json"), strings.HasSuffix(path, ".tla"):
 		var it renderable
 		it, err = jsonItem(path, *cfgFlag)
 		items = []renderable{it}
 	default:
-		return fail("%s: not a trace this command reads: want a TLC JSON trace (.json), an ITF trace (.itf.json) or a scenario (%s)", path, scenario.Ext)
+		return fail("%s: not a trace this command reads: want a TLC trace (.json or .tla), an ITF trace (.itf.json) or a scenario (%s)", path, scenario.Ext)
 	}
 	if err != nil {
 		return fail("%v", err)

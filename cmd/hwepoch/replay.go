@@ -28,10 +28,11 @@ Replays traces on the model and on the implementation (a stepped cluster
 configured from the trace's constants): every step must be one the model
 takes, and after every step the abstraction of the cluster's snapshot must
 equal the model's state. With no files, every trace under traces/ is
-replayed: TLC's exports (traces/tlc/*.json, traces/tlc/sim/*.json),
+replayed: TLC's exports (traces/tlc/*.json and *.tla, traces/tlc/sim/),
 scenarios (traces/scenarios/*.scenario) and regressions
 (traces/regressions/*.itf.json). A file is read by its name: *.itf.json is
-ITF, *.scenario a scenario, any other *.json TLC's -dumpTrace json. The
+ITF, *.scenario a scenario, any other *.json TLC's -dumpTrace json, *.tla
+TLC's -dumpTrace tla. The
 configuration a trace was made with is the one it carries (ITF
 regressions), its run's in traces/tlc/runs.json, spec/NAME.cfg for a file
 NAME.json, or -cfg's. Flags may follow the files.

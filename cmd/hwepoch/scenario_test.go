@@ -102,7 +102,7 @@ func TestRenderErrorsSayWhatToDo(t *testing.T) {
 	if code, _, errs := runCLI("render"); code != 2 || !strings.Contains(errs, "give exactly one FILE") {
 		t.Errorf("no file: exit %d %s", code, errs)
 	}
-	if code, _, errs := runCLI("render", "notes.txt"); code != 2 || !strings.Contains(errs, "want a TLC JSON trace") {
+	if code, _, errs := runCLI("render", "notes.txt"); code != 2 || !strings.Contains(errs, "want a TLC trace (.json or .tla)") {
 		t.Errorf("unknown kind: exit %d %s", code, errs)
 	}
 	tlc := filepath.Join("..", "..", "trace", "tlcjson", "testdata", "hw-acked-loss.json")
