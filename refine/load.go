@@ -158,8 +158,8 @@ func specConfig(tracePath, name string) (*tlccfg.Check, error) {
 	return chk, nil
 }
 
-// loadITF reads an ITF trace whose actions are named in each state's
-// #meta, with the constants it carries, else chk's, else those of the
+// loadITF reads an ITF trace — actions named in each state's #meta, or
+// inferred where none is — with the constants it carries, else chk's, else those of the
 // spec configuration its #meta names.
 func loadITF(path string, chk *tlccfg.Check) (Case, error) {
 	b, err := os.ReadFile(path)
@@ -193,10 +193,17 @@ func loadITF(path string, chk *tlccfg.Check) (Case, error) {
 	if err != nil {
 		return Case{}, err
 	}
+	// ITF from other tools (Apalache) records states only: a step whose
+	// #meta names no action gets the one of Next that leads to its state.
 	for i := 1; i < len(tr.Steps); i++ {
-		if tr.Steps[i].Action.Kind == model.NoAction {
-			return Case{}, fmt.Errorf("%s: state %d: #meta.action: missing (a replayable trace names the action of every step)", path, i)
+		if tr.Steps[i].Action.Kind != model.NoAction {
+			continue
 		}
+		a, err := trace.InferAction(cfg, tr.Steps[i-1].State, tr.Steps[i].State)
+		if err != nil {
+			return Case{}, fmt.Errorf("%s: state %d: #meta.action: none recorded, and %v", path, i, err)
+		}
+		tr.Steps[i].Action = a
 	}
 	return Case{Name: path, Config: cfg, Trace: tr, Refuse: meta.Refuse, Invariants: invariants}, nil
 }

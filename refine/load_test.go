@@ -64,9 +64,15 @@ func TestITFErrorsNameFileStepAndField(t *testing.T) {
 				}
 			}
 		}, wants: []string{"bad.itf.json", "state 3", "log.r1[0].epoch", "want an integer"}},
-		{name: "missing action", edit: func(doc map[string]any) {
-			delete(doc["states"].([]any)[1].(map[string]any)["#meta"].(map[string]any), "action")
-		}, wants: []string{"bad.itf.json", "state 1", "#meta.action", "missing"}},
+		{name: "missing action, and no step of Next explains the state", edit: func(doc map[string]any) {
+			states := doc["states"].([]any)
+			st := map[string]any{}
+			for k, v := range states[0].(map[string]any) {
+				st[k] = v
+			}
+			st["#meta"] = map[string]any{}
+			states[2] = st // back to the initial state
+		}, wants: []string{"bad.itf.json", "state 2", "#meta.action", "none recorded", "no action of Next"}},
 		{name: "bad constant", edit: func(doc map[string]any) {
 			doc["#meta"].(map[string]any)["hwepoch"].(map[string]any)["config"].(map[string]any)["Truncation"] = "Eventually"
 		}, wants: []string{"bad.itf.json", "#meta.hwepoch.config", "Truncation"}},
@@ -125,4 +131,68 @@ func FuzzLoadITF(f *testing.F) {
 			t.Fatalf("Load error does not name the file: %v", err)
 		}
 	})
+}
+
+// An ITF trace with states only, as Apalache writes them (no #meta.action):
+// each step's action is inferred from the spec's Next, and the trace
+// replays on model and implementation as the original does. States that no
+// step of Next joins are an error naming the state.
+func TestITFWithoutActionsIsInferred(t *testing.T) {
+	for _, name := range []string{"random-LeaderEpoch-seed3.itf.json", "random-HighWatermark-seed1.itf.json", "kafka-7128-expand-below-epoch-start.itf.json"} {
+		src := filepath.Join("..", "traces", "regressions", name)
+		orig, err := Load(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		states := doc["states"].([]any)
+		for _, st := range states {
+			if meta, ok := st.(map[string]any)["#meta"].(map[string]any); ok {
+				delete(meta, "action")
+				delete(meta, "params")
+			}
+		}
+		write := func(doc map[string]any) string {
+			out, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(t.TempDir(), name)
+			if err := os.WriteFile(p, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		got, err := Load(write(doc))
+		if err != nil {
+			t.Fatalf("%s without actions: %v", name, err)
+		}
+		o, g := orig[0].Trace.Steps, got[0].Trace.Steps
+		if len(o) != len(g) {
+			t.Fatalf("%s: %d steps, want %d", name, len(g), len(o))
+		}
+		for i := 1; i < len(o); i++ {
+			if g[i].Action.Kind == model.NoAction {
+				t.Fatalf("%s: step %d: no action inferred", name, i)
+			}
+			if !g[i].State.Equal(o[i].State) {
+				t.Fatalf("%s: step %d: state differs", name, i)
+			}
+		}
+		if err := ReplayCase(got[0], Options{}); err != nil {
+			t.Errorf("%s with inferred actions does not replay: %v", name, err)
+		}
+		// Two states swapped: no step of Next joins them.
+		states[1], states[len(states)-1] = states[len(states)-1], states[1]
+		if _, err := Load(write(doc)); err == nil || !strings.Contains(err.Error(), "state 1: #meta.action: none recorded") {
+			t.Errorf("%s with states swapped: %v", name, err)
+		}
+	}
 }

@@ -272,46 +272,11 @@ func (l *loader) infer(known []bool) error {
 		if known[i] {
 			continue
 		}
-		a, err := InferAction(l.cfg, l.tr.Steps[i-1].State, l.tr.Steps[i].State)
+		a, err := trace.InferAction(l.cfg, l.tr.Steps[i-1].State, l.tr.Steps[i].State)
 		if err != nil {
 			return l.fail(i, "action", "TLC recorded no action, and %v", err)
 		}
 		l.tr.Steps[i].Action = a
 	}
 	return nil
-}
-
-// MatchingActions lists, in Next's order, the actions of Next that lead the
-// model from s to t.
-func MatchingActions(cfg *model.Config, s, t model.State) ([]model.Action, error) {
-	var out []model.Action
-	err := model.NextPtr(cfg, &s, func(a model.Action, u *model.State) bool {
-		if u.Equal(t) {
-			out = append(out, a)
-		}
-		return true
-	})
-	return out, err
-}
-
-// InferAction returns the first action, in Next's order, that leads the
-// model from s to t: the action of a step whose trace does not name it.
-// When several do (e.g. Crash with different keep that lose nothing), the
-// others yield the same state, so the trace replays the same either way.
-func InferAction(cfg *model.Config, s, t model.State) (model.Action, error) {
-	var found model.Action
-	err := model.NextPtr(cfg, &s, func(a model.Action, u *model.State) bool {
-		if u.Equal(t) {
-			found = a
-			return false
-		}
-		return true
-	})
-	if err != nil {
-		return model.Action{}, err
-	}
-	if found.Kind == model.NoAction {
-		return model.Action{}, fmt.Errorf("no action of Next leads from the previous state to this one")
-	}
-	return found, nil
 }

@@ -169,7 +169,7 @@ func TestInferredActions(t *testing.T) {
 				continue
 			}
 			differ++
-			all, err := MatchingActions(cfg, want.Steps[i-1].State, want.Steps[i].State)
+			all, err := trace.MatchingActions(cfg, want.Steps[i-1].State, want.Steps[i].State)
 			if err != nil || len(all) < 2 || all[0] != got.Steps[i].Action {
 				t.Errorf("%s: step %d: inferred %s, TLC says %s; matching actions %v (%v)", tw.tla, i, got.Steps[i].Action, want.Steps[i].Action, all, err)
 			}
