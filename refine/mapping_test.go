@@ -6,10 +6,12 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/impl/cluster"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/refine/freerun"
 )
@@ -57,6 +59,18 @@ func TestMappingDocIsComplete(t *testing.T) {
 			named++
 			if !decls[m[1]][m[2]] {
 				t.Errorf("docs/mapping.md names %s.%s, which package %s does not declare", m[1], m[2], m[1])
+			}
+		}
+	}
+	// The other direction: every field of the snapshot types the
+	// abstraction reads from is named, as a spec variable's twin or as
+	// implementation state the spec does not have.
+	for _, v := range []any{cluster.PartitionSnapshot{}, cluster.ControllerSnapshot{}, cluster.NetworkSnapshot{}, cluster.ProducerSnapshot{}} {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			name := "cluster." + typ.Name() + "." + typ.Field(i).Name
+			if !strings.Contains(doc, "`"+name+"`") {
+				t.Errorf("docs/mapping.md does not name %s: map it to a spec variable or list it as implementation state the spec does not have", name)
 			}
 		}
 	}

@@ -205,9 +205,19 @@ func ReplayImpl(cfg *model.Config, tr trace.Trace, states []model.State, opt Opt
 // Step and Action left for the caller) and the abstract state, if the
 // snapshot had one.
 func Check(cfg *model.Config, c *cluster.Cluster, want model.State) (*model.State, *Mismatch) {
-	got, err := Abstract(cfg, c.Snapshot())
+	snap := c.Snapshot()
+	got, err := Abstract(cfg, snap)
 	if err != nil {
 		return nil, &Mismatch{Side: "implementation", What: err.Error()}
+	}
+	// State the spec does not have, but whose stepped value it implies: an
+	// ISR change is one step (ShrinkIsr, ExpandIsr), so between steps no
+	// AlterPartition is in flight.
+	for _, b := range snap.Brokers {
+		if len(b.Partition.PendingIsr) > 0 {
+			return &got, &Mismatch{Side: "implementation",
+				What: fmt.Sprintf("broker %d has an AlterPartition in flight (pending ISR %v) between steps: the spec's ISR changes are atomic", b.ID, b.Partition.PendingIsr)}
+		}
 	}
 	if d := Diff(want, got); d != "" {
 		return &got, &Mismatch{Side: "implementation",
