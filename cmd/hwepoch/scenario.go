@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/render"
@@ -35,7 +36,8 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, `usage: hwepoch scenario [flags] NAME ...
        hwepoch scenario [flags] -all
 
-Runs each named scenario (DIR/NAME.scenario; the format is described in
+Runs each named scenario (DIR/NAME.scenario, or a FILE.scenario given as a
+path; the format is described in
 docs/scenarios.md) on the model, under each of its cases (a policy, and a
 variant when the scenario has variants). For each case it prints the
 verdict -- the checked invariants violated, each at the step where it
@@ -83,7 +85,13 @@ flags:
 		return 2
 	default:
 		for _, name := range fl.Args() {
-			sc, err := scenario.Find(dir, name)
+			var sc scenario.Scenario
+			var err error
+			if strings.HasSuffix(name, scenario.Ext) {
+				sc, err = scenario.Load(name) // a file, yours or one of traces/scenarios
+			} else {
+				sc, err = scenario.Find(dir, name)
+			}
 			if err != nil {
 				return fail("%v", err)
 			}
