@@ -119,14 +119,7 @@ func TestRenderErrorsSayWhatToDo(t *testing.T) {
 		t.Errorf("conflicting -cfg: exit %d %s", code, errs)
 	}
 	// A trace outside the repository needs -cfg, and says so.
-	outside := filepath.Join(t.TempDir(), "x.json")
-	b, err := os.ReadFile(tlc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(outside, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	outside := copyOutside(t, tlc)
 	if code, _, errs := runCLI("render", outside); code != 2 || !strings.Contains(errs, "-cfg FILE.cfg") {
 		t.Errorf("outside the repository: exit %d %s", code, errs)
 	}
@@ -140,18 +133,26 @@ func TestReplayAndScenarioArguments(t *testing.T) {
 		t.Errorf("missing file: exit %d %s", code, errs)
 	}
 	tlc := filepath.Join("..", "..", "trace", "tlcjson", "testdata", "hw-acked-loss.json")
-	outside := filepath.Join(t.TempDir(), "x.json")
-	b, err := os.ReadFile(tlc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(outside, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	outside := copyOutside(t, tlc)
 	if code, out, errs := runCLI("replay", outside, "-cfg", filepath.Join("..", "..", "spec", "hw-acked-loss.cfg")); code != 0 || !strings.Contains(out, "1 of 1 traces replayed") {
 		t.Errorf("-cfg after the file: exit %d %s %s", code, out, errs)
 	}
 	if code, out, errs := runCLI("scenario", "kip101-scenario-1", "--policy", "HighWatermark"); code != 0 || !strings.Contains(out, "all 1 cases as expected") {
 		t.Errorf("scenario NAME --policy P: exit %d %s %s", code, out, errs)
 	}
+}
+
+// copyOutside copies a trace to a directory outside the repository, where
+// no spec/ names its configuration.
+func copyOutside(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
