@@ -24,7 +24,7 @@ func init() {
 func runLemmas(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("lemmas", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	all := fl.Bool("all", false, "every plan, including the ones that take minutes")
+	all := fl.Bool("all", false, "every plan, including the ones that take a minute or more")
 	table := fl.Bool("table", false, "print the Markdown table of the lemmas along every scenario case (docs/correctness.md) and nothing else")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	record := fl.Bool("record", false, "record the results of the plans run in "+lemmas.RecordingFile+" (replacing their earlier records)")

@@ -68,7 +68,7 @@ the scenarios on the model, every trace on the implementation, 10 random
 traces per policy, one free run, a tiny chaos campaign); the default takes a few
 minutes on 2 cores and skips configurations whose TLC run counted more than
 -budget distinct states (run those with hwepoch check NAME) and the lemma
-plans that take minutes; --all runs everything. Whatever is skipped has a
+plans that take a minute or more; --all runs everything. Whatever is skipped has a
 row that says so and names the command that runs it.
 
 Exit status: 0 only when every verdict is the expected one; 1 otherwise;
@@ -165,7 +165,7 @@ flags:
 					plans = append(plans, p)
 				} else {
 					skipped = append(skipped, verify.Row{Stage: "lemma", Item: "all @ " + p.Config,
-						Size: "skipped (minutes; run hwepoch lemmas " + p.Config + ")", Expected: "-", Found: "not run", Status: verify.Skipped})
+						Size: "skipped (a minute or more; run hwepoch lemmas " + p.Config + ")", Expected: "-", Found: "not run", Status: verify.Skipped})
 				}
 			}
 			return append(verify.LemmaRows(context.Background(), man, plans, progress), skipped...)

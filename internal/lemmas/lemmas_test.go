@@ -15,7 +15,7 @@ import (
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
-var all = flag.Bool("lemmas.all", false, "also run the plans marked Big (minutes each)")
+var all = flag.Bool("lemmas.all", false, "also run the plans marked Big (a minute or more each)")
 
 // TestLemmaPlans explores each plan's configuration exhaustively at its
 // own bounds and judges every lemma on every reachable state and step: the
@@ -43,7 +43,7 @@ func TestLemmaPlans(t *testing.T) {
 	for _, p := range Plans {
 		t.Run(p.Config, func(t *testing.T) {
 			if p.Big && !*all {
-				t.Skipf("takes minutes: go test ./internal/lemmas -lemmas.all, or hwepoch lemmas %s", p.Config)
+				t.Skipf("takes a minute or more: go test ./internal/lemmas -lemmas.all, or hwepoch lemmas %s", p.Config)
 			}
 			if testing.Short() && p.Config != "hw-acked-loss" {
 				t.Skip("-short")
