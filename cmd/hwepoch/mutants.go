@@ -78,6 +78,9 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	b := mutants.Budget{TracesDir: filepath.Join(root, "traces"), RandomTraces: *nRandom, FreeRuns: *nFree, Seed: *seed, FirstCatch: *first}
+	if *first {
+		b.FreeRunsToCatch = mutants.CI("").FreeRunsToCatch // a mutant's free runs go on until one catches it
+	}
 	progress := func(s string) { fmt.Fprintf(stderr, "hwepoch mutants: %s\n", s) }
 	start := time.Now()
 	base := mutants.Run("", b, progress)
