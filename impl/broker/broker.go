@@ -78,6 +78,9 @@ func Start(cfg Config, net *netsim.Network) (*Broker, error) {
 		return nil, err
 	}
 	b.fetchers = newFetcherManager(b)
+	if cfg.Started != nil {
+		cfg.Started(b)
+	}
 	b.wg.Add(1)
 	go b.serve()
 	if !cfg.Stepped {

@@ -73,6 +73,11 @@ type Config struct {
 	// History, if set, records every record that goes below a leader's HW
 	// (the spec's ghost variable committed).
 	History History
+	// Started, if set, is called once the broker has recovered its
+	// partitions from its files and before it handles any message: where
+	// the caller reports the start, so that the report comes before every
+	// event of the new incarnation.
+	Started func(*Broker)
 	// Now is the time source for lag bookkeeping; nil is time.Now.
 	Now func() time.Time
 

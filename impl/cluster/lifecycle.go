@@ -79,7 +79,21 @@ func (c *Cluster) restart(id int32) error {
 			}
 		}
 	}
-	b, err := broker.Start(c.brokerConfig(s), c.net)
+	// The Restart event is emitted before the new incarnation handles any
+	// message (a free run's peers are already sending to it): its events
+	// must all come after it.
+	cfg := c.brokerConfig(s)
+	var stamp uint64
+	cfg.Started = func(b *broker.Broker) {
+		stamp = s.clock.Tick()
+		ev := Event{Broker: id, Action: ActRestart, Params: map[string]int64{"r": int64(id)}, Partition: c.focus,
+			Lamport: stamp, Seq: c.seq.Add(1)}
+		if p, ok := b.Partition(c.focus); ok {
+			ev.Post = p.State()
+		}
+		c.emit(ev)
+	}
+	b, err := broker.Start(cfg, c.net)
 	if err != nil {
 		return err
 	}
@@ -87,13 +101,6 @@ func (c *Cluster) restart(id int32) error {
 	s.b = b
 	s.offline = nil
 	c.mu.Unlock()
-	stamp := s.clock.Tick()
-	ev := Event{Broker: id, Action: ActRestart, Params: map[string]int64{"r": int64(id)}, Partition: c.focus,
-		Lamport: stamp, Seq: c.seq.Add(1)}
-	if p, ok := b.Partition(c.focus); ok {
-		ev.Post = p.State()
-	}
-	c.emit(ev)
 	return c.ctrl.brokerStarted(id, stamp)
 }
 
