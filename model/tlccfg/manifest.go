@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Manifest is spec/manifest.json: every configuration and the verdict it must give.
@@ -56,6 +57,8 @@ func LoadManifest(dir string) (*Manifest, error) {
 		switch {
 		case e.Name == "":
 			return nil, fmt.Errorf("%s: configs[%d] has no name", path, i)
+		case filepath.Base(e.Name) != e.Name || strings.ContainsAny(e.Name, "/\\") || e.Name == "." || e.Name == "..":
+			return nil, fmt.Errorf("%s: configs[%d]: name %q is not a file name in %s (a configuration is NAME.cfg beside the manifest)", path, i, e.Name, dir)
 		case seen[e.Name]:
 			return nil, fmt.Errorf("%s: configuration %s listed twice", path, e.Name)
 		case e.Expect != "holds" && e.Expect != "violated":

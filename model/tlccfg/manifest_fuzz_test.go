@@ -117,3 +117,22 @@ func memTempDir(f *testing.F) string {
 	}
 	return f.TempDir()
 }
+
+// A configuration's name is a file name beside the manifest: one that
+// reaches elsewhere ("../x") is refused, even if that file exists.
+func TestLoadManifestRefusesPathNames(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec")
+	if err := os.MkdirAll(spec, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "outside.cfg"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(spec, "manifest.json"), []byte(`{"configs": [{"name": "../outside", "expect": "holds"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadManifest(spec); err == nil || !strings.Contains(err.Error(), "is not a file name") {
+		t.Fatalf("LoadManifest accepted ../outside: %v", err)
+	}
+}
