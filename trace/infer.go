@@ -25,8 +25,11 @@ func MatchingActions(cfg *model.Config, s, t model.State) ([]model.Action, error
 
 // InferAction returns the first action, in Next's order, that leads the
 // model from s to t: the action of a step whose trace does not name it.
-// When several do (e.g. Crash with different keep that lose nothing), the
-// others yield the same state, so the trace replays the same either way.
+// When several do, they yield the same model state, so the trace's states
+// are checked the same either way; but the implementation is driven down
+// the first one only. The ambiguity that can arise is LoseMessage(f)
+// against handling a response that changes nothing (lossy configurations
+// only; none of the recorded traces has such a step).
 func InferAction(cfg *model.Config, s, t model.State) (model.Action, error) {
 	var found model.Action
 	err := model.NextPtr(cfg, &s, func(a model.Action, u *model.State) bool {
