@@ -94,14 +94,16 @@ func LoadWithConfig(path, cfgPath string) ([]Case, error) {
 // loadTLC reads a TLC -dumpTrace json or tla file with its configuration:
 // chk, or the one runs.json or the file's name gives.
 func loadTLC(path string, chk *tlccfg.Check, load func(string, *model.Config, string) (trace.Trace, error)) (Case, error) {
+	cfgName, err := tlcConfigName(path)
+	if err != nil {
+		return Case{}, err
+	}
 	if chk == nil {
-		cfgName, err := tlcConfigName(path)
-		if err != nil {
-			return Case{}, err
-		}
 		if chk, err = specConfig(path, cfgName); err != nil {
 			return Case{}, err
 		}
+	} else if err := agrees(path, cfgName, chk); err != nil {
+		return Case{}, err
 	}
 	tr, err := load(path, &chk.Config, chk.Name)
 	if err != nil {
@@ -178,6 +180,11 @@ func loadITF(path string, chk *tlccfg.Check) (Case, error) {
 		}
 		invariants = chk.Invariants
 	case chk != nil:
+		if meta.ConfigName != "" {
+			if err := agrees(path, meta.ConfigName, chk); err != nil {
+				return Case{}, err
+			}
+		}
 		cfg, invariants = &chk.Config, chk.Invariants
 	case cfg == nil:
 		if meta.ConfigName == "" {
@@ -206,6 +213,22 @@ func loadITF(path string, chk *tlccfg.Check) (Case, error) {
 		tr.Steps[i].Action = a
 	}
 	return Case{Name: path, Config: cfg, Trace: tr, Refuse: meta.Refuse, Invariants: invariants}, nil
+}
+
+// agrees checks a configuration given for a trace against the one the
+// repository records for it (spec/NAME.cfg): where there is one, they must
+// have the same constants, or the trace would be judged under rules it was
+// not made with. Where there is none (a trace made elsewhere), the given
+// one stands.
+func agrees(path, name string, given *tlccfg.Check) error {
+	rec, err := specConfig(path, name)
+	if err != nil {
+		return nil
+	}
+	if d := cmp.Diff(rec.Config, given.Config); d != "" {
+		return fmt.Errorf("%s: made with %s, whose constants differ from those given (%s) (-recorded +given):\n%s", path, name, given.Name, d)
+	}
+	return nil
 }
 
 // safetyInvariants are the spec's invariants less its witnesses (Never*,

@@ -137,6 +137,15 @@ func TestReplayAndScenarioArguments(t *testing.T) {
 	if code, out, errs := runCLI("replay", outside, "-cfg", filepath.Join("..", "..", "spec", "hw-acked-loss.cfg")); code != 0 || !strings.Contains(out, "1 of 1 traces replayed") {
 		t.Errorf("-cfg after the file: exit %d %s %s", code, out, errs)
 	}
+	// A -cfg that contradicts the configuration the repository records
+	// for a trace is refused: the trace would be judged under other rules.
+	wacked := filepath.Join("..", "..", "traces", "tlc", "w-acked.json")
+	if code, _, errs := runCLI("replay", "-cfg", filepath.Join("..", "..", "spec", "le-unfenced-2.cfg"), wacked); code != 2 || !strings.Contains(errs, "whose constants differ from those given") {
+		t.Errorf("contradicting -cfg: exit %d %s", code, errs)
+	}
+	if code, out, errs := runCLI("replay", "-cfg", filepath.Join("..", "..", "spec", "w-acked.cfg"), wacked); code != 0 || !strings.Contains(out, "1 of 1 traces replayed") {
+		t.Errorf("agreeing -cfg: exit %d %s %s", code, out, errs)
+	}
 	if code, out, errs := runCLI("scenario", "kip101-scenario-1", "--policy", "HighWatermark"); code != 0 || !strings.Contains(out, "all 1 cases as expected") {
 		t.Errorf("scenario NAME --policy P: exit %d %s %s", code, out, errs)
 	}
