@@ -324,7 +324,9 @@ func (n *controllerNode) brokerFailed(b int32, lamport uint64) error {
 // again and is first sent the current LeaderAndIsr of each partition it
 // hosts whose leader is another broker (Kafka's OnlineReplica transition;
 // spec Restart queues exactly that, and nothing when the broker itself, or
-// no one, leads: that needs an election first). Only then, in free mode,
+// no one, leads: that needs an election first). Deviation, shared with the
+// spec (docs/spec.md): that leader may be offline, where Kafka's
+// controller would have set it to -1. Only then, in free mode,
 // do offline partitions get an election (Kafka's
 // triggerOnlinePartitionStateChange, spec Elect), whose LeaderAndIsr
 // queues behind the first. Sending only the new one would skip a step the
