@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -69,11 +68,8 @@ Exit status 0 when the verdicts are as -expect says: no failure at all
 flags:`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(interspersed(fs, args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if *replay != "" {
 		return replayFile(*replay, stdout, stderr)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -60,16 +59,10 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(interspersed(fl, args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fl, args); done {
+		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "hwepoch check: "+format+"\n", a...)
-		return 2
-	}
+	fail := usageError(stderr, "check")
 	specDir := *specFlag
 	if specDir == "" {
 		d, err := tlccfg.FindSpecDir(".")

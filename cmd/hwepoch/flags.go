@@ -1,9 +1,34 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"strings"
 )
+
+// usageError returns a verb's reporter of bad use: it prints
+// "hwepoch VERB: ..." and gives exit status 2.
+func usageError(stderr io.Writer, verb string) func(format string, a ...any) int {
+	return func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "hwepoch "+verb+": "+format+"\n", a...)
+		return 2
+	}
+}
+
+// parseFlags parses a verb's arguments (flags may follow positional ones,
+// see interspersed). done says the verb should return code at once: 0
+// after -h, 2 after a bad flag (the flag package has said why).
+func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
+	if err := fs.Parse(interspersed(fs, args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, true
+		}
+		return 2, true
+	}
+	return 0, false
+}
 
 // interspersed reorders a verb's arguments so that flags written after
 // positional arguments still count, as the docs write them

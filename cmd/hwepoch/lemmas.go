@@ -70,16 +70,10 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(interspersed(fl, args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fl, args); done {
+		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "hwepoch lemmas: "+format+"\n", a...)
-		return 2
-	}
+	fail := usageError(stderr, "lemmas")
 	specDir, err := tlccfg.FindSpecDir(".")
 	if err != nil {
 		return fail("%v", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,16 +55,10 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(interspersed(fl, args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fl, args); done {
+		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "hwepoch render: "+format+"\n", a...)
-		return 2
-	}
+	fail := usageError(stderr, "render")
 	if fl.NArg() != 1 {
 		fl.Usage()
 		return fail("give exactly one FILE, e.g. traces/tlc/hw-acked-loss.json or traces/scenarios/kip101-scenario-1.scenario")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,16 +56,10 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(interspersed(fl, args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fl, args); done {
+		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "hwepoch scenario: "+format+"\n", a...)
-		return 2
-	}
+	fail := usageError(stderr, "scenario")
 	dir, err := scenarioDir(*dirFlag)
 	if err != nil {
 		return fail("%v", err)

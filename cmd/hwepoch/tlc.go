@@ -55,11 +55,8 @@ TLA2TOOLS_JAR must name tla2tools.jar.
 flags:`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(interspersed(fs, args)); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	man, err := tlccfg.LoadManifest(*specDir)
 	if err != nil {

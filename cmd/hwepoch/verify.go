@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -78,16 +77,10 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(interspersed(fl, args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fl, args); done {
+		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "hwepoch verify: "+format+"\n", a...)
-		return 2
-	}
+	fail := usageError(stderr, "verify")
 	if fl.NArg() > 0 {
 		return fail("unexpected arguments %v (verify takes flags only; hwepoch check NAME explores one configuration)", fl.Args())
 	}
