@@ -27,7 +27,7 @@ func TestFreeRunsValidate(t *testing.T) {
 	// Two runs at a time: a run mostly waits on its timers.
 	var mu sync.Mutex
 	gaps := map[string]int{}
-	events := 0
+	events, acked := 0, 0
 	dir := os.Getenv("HWEPOCH_KEEP") // where to keep failing recordings; a temporary directory if unset
 	if dir == "" {
 		dir = t.TempDir()
@@ -51,6 +51,7 @@ func TestFreeRunsValidate(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			events += rep.Events
+			acked += rep.Acked
 			for k, c := range rep.Gaps {
 				gaps[k] += c
 			}
@@ -64,5 +65,8 @@ func TestFreeRunsValidate(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	t.Logf("%d free runs, %d events validated; gaps bridged: %v", n, events, gaps)
+	t.Logf("%d free runs, %d events validated, %d acknowledgements held to the model's; gaps bridged: %v", n, events, acked, gaps)
+	if acked == 0 && !testing.Short() {
+		t.Errorf("no run acknowledged anything: the acknowledgement check was empty")
+	}
 }

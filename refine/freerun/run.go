@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/client"
 	"github.com/hwepoch/hwepoch/impl/cluster"
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
@@ -59,7 +60,12 @@ type Recording struct {
 	Events []cluster.Event
 	// Chaos is the driver's schedule, for reports.
 	Chaos []string
-	Err   error `json:"-"`
+	// Acked is every record the producers saw acknowledged (offset and
+	// the implementation's id), taken when they stopped; Validate checks it
+	// against the spec's ghost acked. Recordings made before it existed
+	// have none, and that check is then empty.
+	Acked []client.OffsetID `json:",omitempty"`
+	Err   error             `json:"-"`
 }
 
 // unbounded lifts the model's bounds, which exist only to make TLC's state
@@ -149,6 +155,7 @@ func Record(opt Options) Recording {
 	time.Sleep(opt.Settle)
 	stop()
 	wg.Wait()
+	rec.Acked = c.Producer().Acked()
 	if err := c.Err(); err != nil {
 		rec.Err = err
 	}

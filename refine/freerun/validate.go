@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hwepoch/hwepoch/impl/client"
 	"github.com/hwepoch/hwepoch/impl/cluster"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/refine"
@@ -102,6 +103,7 @@ type Report struct {
 	Steps      int            // spec steps taken (one per event, plus early ISR commits)
 	Gaps       map[string]int // documented gaps bridged, with their counts
 	Backtracks int            // where an ISR commit's place had to be searched for
+	Acked      int            // producer acknowledgements held to the spec's acked
 	// Err is nil when every event mapped onto a step the model enables
 	// whose post-state equals the event's. Otherwise it names the event
 	// that could not be mapped (the furthest the search got) and why.
@@ -241,6 +243,11 @@ func Validate(rec Recording) Report {
 		return rep
 	}
 	rep.Steps = end.steps
+	if err := v.checkAcked(rec.Acked, end.s); err != nil {
+		rep.Err = err
+		return rep
+	}
+	rep.Acked = len(rec.Acked)
 	rep.Gaps[GapIsrCommitEarly] = end.early
 	rep.Gaps[GapIsrNoApply] = end.noApply
 	rep.Gaps[GapStaleRequest] = end.stale
@@ -256,6 +263,28 @@ func Validate(rec Recording) Report {
 		}
 	}
 	return rep
+}
+
+// checkAcked holds the producers' acknowledgements to the spec's ghost
+// acked: every record a producer saw acknowledged must be one the model,
+// having taken every event, acknowledged too (at the offset the producer
+// was told). The events carry no acknowledgements, so this is checked once
+// at the end: an acknowledgement the protocol did not earn (acks=all
+// answered before the HW passed the record in its epoch) shows when the
+// record never earns it in the model — because it was lost, or its epoch
+// ended first.
+func (v *validator) checkAcked(acked []client.OffsetID, end model.State) error {
+	for _, a := range acked {
+		id, ok := v.ids[a.ID]
+		if !ok {
+			return fmt.Errorf("acknowledgements: the producer saw record %d acknowledged at offset %d, and no event ever appended it", a.ID, a.Offset)
+		}
+		want := model.OffsetID{Offset: int(a.Offset), ID: id}
+		if !slices.Contains(end.Acked, want) {
+			return fmt.Errorf("acknowledgements: the producer saw record %d (spec id %d) acknowledged at offset %d, which the model, after every event, never acknowledged (its acked: %v)", a.ID, id, a.Offset, end.Acked)
+		}
+	}
+	return nil
 }
 
 // renameIDs maps each implementation record id to the spec's, in the order

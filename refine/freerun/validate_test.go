@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/impl/client"
 	"github.com/hwepoch/hwepoch/impl/cluster"
 	"github.com/hwepoch/hwepoch/model"
 )
@@ -26,6 +27,28 @@ func TestValidatorRejectsTamperedRecordings(t *testing.T) {
 		}
 	}
 	tamperCases(t, rec)
+	ackCases(t, rec)
+}
+
+// ackCases: a recording whose producers claim an acknowledgement the model
+// never gave is rejected, naming the record.
+func ackCases(t *testing.T, rec Recording) {
+	t.Helper()
+	if len(rec.Acked) == 0 {
+		t.Fatal("the recording acknowledged nothing: the acknowledgement check would be empty")
+	}
+	a := rec.Acked[len(rec.Acked)-1]
+	for name, bad := range map[string]client.OffsetID{
+		"wrong offset":   {Offset: a.Offset + 100, ID: a.ID},
+		"never appended": {Offset: a.Offset, ID: 1 << 40},
+	} {
+		r := rec
+		r.Acked = append(slices.Clone(rec.Acked), bad)
+		rep := Validate(r)
+		if rep.Err == nil || !strings.Contains(rep.Err.Error(), "acknowledgements:") || !strings.Contains(rep.Err.Error(), fmt.Sprint(bad.ID)) {
+			t.Errorf("%s: a claimed acknowledgement of record %d at offset %d was not rejected as such: %v", name, bad.ID, bad.Offset, rep.Err)
+		}
+	}
 }
 
 // tamperCases tampers with rec, which the validator accepts, one event at a
