@@ -130,14 +130,7 @@ var kafkaNames = []string{"leader-epoch-checkpoint", "replication-offset-checkpo
 func TestChecksNamedExist(t *testing.T) {
 	text := readDoc(t)
 	tests, cmds := testFuncs(t), commands(t)
-	spec, err := tlccfg.FindSpecDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	man, err := tlccfg.LoadManifest(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, man := specManifest(t)
 	scs, err := scenario.LoadDir(filepath.Join(root, "traces", "scenarios"))
 	if err != nil {
 		t.Fatal(err)
@@ -237,14 +230,7 @@ func TestLemmaTableIsCurrent(t *testing.T) {
 // TestTLCTraceLemmaTableIsCurrent: the lemmas along each counterexample
 // TLC exported (traces/tlc/NAME.json of a violated configuration).
 func TestTLCTraceLemmaTableIsCurrent(t *testing.T) {
-	spec, err := tlccfg.FindSpecDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	man, err := tlccfg.LoadManifest(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, man := specManifest(t)
 	var b strings.Builder
 	b.WriteString("| TLC trace | policy | states | violates (at the last state) | lemmas broken (first step) |\n|---|---|---|---|---|\n")
 	for _, e := range man.Configs {
@@ -276,14 +262,7 @@ func TestTLCTraceLemmaTableIsCurrent(t *testing.T) {
 // TestConfigurationTableIsCurrent: every configuration of the manifest
 // with its bounds, what it must give, and what TLC recorded.
 func TestConfigurationTableIsCurrent(t *testing.T) {
-	spec, err := tlccfg.FindSpecDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	man, err := tlccfg.LoadManifest(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, man := specManifest(t)
 	runs, note, err := verify.LoadRuns(man, verify.RunsDir(spec))
 	if err != nil {
 		t.Fatal(err)
@@ -576,4 +555,18 @@ func TestLemmaProseNumbers(t *testing.T) {
 			t.Errorf("docs/correctness.md quotes no recorded number for %s (or this test no longer finds its paragraph)", l.Name)
 		}
 	}
+}
+
+// specManifest finds spec/ and reads its manifest.
+func specManifest(t *testing.T) (string, *tlccfg.Manifest) {
+	t.Helper()
+	spec, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := tlccfg.LoadManifest(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec, man
 }

@@ -286,14 +286,7 @@ func RunChaos(cc ChaosConfig) (res ChaosResult) {
 // chaosAction does one random thing to the cluster and describes it.
 func (c *Cluster) chaosAction(rng *rand.Rand, unclean bool) string {
 	ids := c.BrokerIDs()
-	var live, dead []int32
-	for _, id := range ids {
-		if c.Alive(id) {
-			live = append(live, id)
-		} else {
-			dead = append(dead, id)
-		}
-	}
+	live, dead := c.LiveAndDead()
 	switch k := rng.IntN(100); {
 	case k < 22: // a clean (or allowed unclean) election: fast leader changes
 		if len(live) == 0 {

@@ -269,6 +269,19 @@ func (c *Cluster) Alive(id int32) bool {
 	return err == nil
 }
 
+// LiveAndDead splits the brokers, in id order, into those running and
+// those crashed.
+func (c *Cluster) LiveAndDead() (live, dead []int32) {
+	for _, id := range c.BrokerIDs() {
+		if c.Alive(id) {
+			live = append(live, id)
+		} else {
+			dead = append(dead, id)
+		}
+	}
+	return live, dead
+}
+
 // Err returns the first internal error any running broker hit.
 func (c *Cluster) Err() error {
 	c.mu.Lock()

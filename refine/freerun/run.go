@@ -198,14 +198,7 @@ func nodesOf(id int32, ids []int32) []netsim.NodeID {
 // "" when it did nothing.
 func chaos(c *cluster.Cluster, rng *rand.Rand, cfg *model.Config) string {
 	ids := c.BrokerIDs()
-	var live, dead []int32
-	for _, id := range ids {
-		if c.Alive(id) {
-			live = append(live, id)
-		} else {
-			dead = append(dead, id)
-		}
-	}
+	live, dead := c.LiveAndDead()
 	switch k := rng.IntN(100); {
 	case k < 30: // an election (clean, or unclean where allowed): fast leader changes
 		if len(live) == 0 {
