@@ -1,20 +1,28 @@
 ----------------------------- MODULE Replication -----------------------------
 (***************************************************************************)
 (* One Kafka partition replicated over a set of brokers ("replicas"), with *)
-(* an abstract controller.  The spec models the three follower truncation  *)
-(* policies Kafka has shipped:                                             *)
+(* an abstract controller.  Each truncation policy is one shipped Kafka    *)
+(* release, and the table Releases below is the one place that says what   *)
+(* that release does:                                                       *)
 (*                                                                         *)
-(*   "HighWatermark"  Kafka <= 0.10.2: truncate to the local HW on becoming *)
-(*                    follower (a restarted broker becomes one through     *)
-(*                    LeaderAndIsr).                                       *)
+(*   "HighWatermark"  Kafka 0.10.2: a follower of a new leader truncates to *)
+(*                    its HW.                                               *)
 (*   "Kip101"         Kafka 0.11.0: OffsetsForLeaderEpoch v0, the leader    *)
 (*                    answers the start offset of the next higher epoch.   *)
-(*   "LeaderEpoch"    KIP-101 + KIP-279: the leader answers (epoch, end     *)
-(*                    offset) and the follower loops until it finds an     *)
-(*                    epoch both know.                                     *)
+(*   "LeaderEpoch"    Kafka 2.1: KIP-101 + KIP-279 (the leader answers      *)
+(*                    (epoch, end offset), the follower loops until it     *)
+(*                    finds an epoch both know) + KIP-320 fencing +        *)
+(*                    KAFKA-7415's epoch cache.                            *)
+(*   "DivergingEpoch" Kafka 2.8+ / 3.x / 4.x with KRaft: no truncation      *)
+(*                    phase; Fetch carries lastFetchedEpoch and the leader *)
+(*                    answers divergingEpoch; ISR changes are asynchronous *)
+(*                    AlterPartition requests fenced by the partition      *)
+(*                    epoch, with the HW over the maximal ISR (KIP-497,    *)
+(*                    KIP-841).                                            *)
 (*                                                                         *)
-(* and KIP-320 fencing (Fetch / OffsetsForLeaderEpoch carry the follower's *)
-(* current leader epoch) as a switch.                                      *)
+(* Fencing (KIP-320) is a constant of its own: a configuration whose       *)
+(* Fencing differs from its release's is an ablation, a what-if that never *)
+(* shipped, and says so (IsAblation).                                      *)
 (*                                                                         *)
 (* Conventions (Kafka's): offsets are 0-based; the record at offset o of   *)
 (* replica r is log[r][o+1]; LEO = Len(log[r]) is the next offset to       *)
@@ -30,7 +38,7 @@ EXTENDS Integers, Sequences, FiniteSets, TLC
 CONSTANTS
     Replicas,                     \* the brokers holding a replica (model values)
     None,                         \* a model value: "no leader"
-    Truncation,                   \* "HighWatermark" | "Kip101" | "LeaderEpoch"
+    Truncation,                   \* the policy, one release: a key of Releases
     Fencing,                      \* KIP-320: leaders check the caller's current leader epoch
     Acks,                         \* producer acks: "0" | "1" | "all"
     MinInsyncReplicas,            \* min.insync.replicas
@@ -40,14 +48,95 @@ CONSTANTS
     LossyNetwork,                 \* the network may drop any message (else only those to a dead broker)
     MaxRecords,                   \* bound: records produced in a behaviour
     MaxEpoch,                     \* bound: highest leader epoch the controller assigns
-    MaxCrashes                    \* bound: crashes in a behaviour
+    MaxCrashes,                   \* bound: crashes in a behaviour
+    MaxPartitionEpoch             \* bound: a leader proposes an ISR change only below this partition
+                                  \* epoch (asynchronous AlterPartition, DivergingEpoch)
 
-ASSUME Truncation \in {"HighWatermark", "Kip101", "LeaderEpoch"}
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* The releases.  One row per policy; every behaviour the actions below    *)
+(* vary by release is a field here, named after what Kafka does, and each  *)
+(* cell follows the named release's code (docs/spec.md gives file and      *)
+(* function per cell):                                                     *)
+(*                                                                         *)
+(*  restartFetcherOn  when a LeaderAndIsr that keeps r a follower restarts *)
+(*                    its fetcher (and so its truncation): "LeaderChange"  *)
+(*                    (Partition.makeFollower returns true only for a new  *)
+(*                    leader) or "EpochChange" (for any new leader epoch). *)
+(*  reconcile         how a restarted fetcher finds where its log stops    *)
+(*                    agreeing: "TruncateToHW", "OffsetsForLeaderEpochV0"  *)
+(*                    (0.11.0's answer: start of the next higher epoch),   *)
+(*                    "OffsetsForLeaderEpoch" (KIP-279's (epoch, end       *)
+(*                    offset) and loop), "DivergingEpoch" (no phase: Fetch *)
+(*                    carries lastFetchedEpoch, the leader answers         *)
+(*                    divergingEpoch).                                     *)
+(*  cacheAssign       LeaderEpochFileCache.assign: "None" (no cache: 0.10.2*)
+(*                    keeps none, the variable stays empty), "GreaterOnly" *)
+(*                    (0.11.0-2.0: append only an epoch above the latest,  *)
+(*                    at or past its start), "TruncateAndAppend"           *)
+(*                    (KAFKA-7415, 2.1+: drop conflicting entries, append).*)
+(*  leaderEntry       when a leader's own epoch enters its cache:          *)
+(*                    "FirstAppend" or "BecomeLeader" (2.1+), "None".      *)
+(*  undefinedTo       where a follower truncates when the leader answers   *)
+(*                    UNDEFINED_EPOCH_OFFSET: "HW" or "FetchOffset".       *)
+(*  asyncIsr          ISR changes: FALSE = the leader's conditional write  *)
+(*                    (ZooKeeper) takes effect at once; TRUE = AlterIsr /  *)
+(*                    AlterPartition request and controller decision as    *)
+(*                    two steps, the HW over the maximal ISR meanwhile.    *)
+(*  expandLiveOnly    ExpandIsr only of a live broker (KIP-841).           *)
+(*  expandNeedsEpochStart  ExpandIsr also needs the follower at the start  *)
+(*                    of the leader's epoch (KAFKA-7128).                  *)
+(*  staleFetchServed  whether a leader still serves, and counts, a fetch   *)
+(*                    its sender sent before it crashed (KIP-903: a KRaft  *)
+(*                    leader rejects it by broker epoch from 3.7).         *)
+(*  minIsrGatesHW     the HW does not advance while the ISR is below       *)
+(*                    min.insync.replicas (3.7+).                           *)
+(*  fencing           whether the release fences by leader epoch (KIP-320).*)
+(*                                                                         *)
+(* Every release keeps a re-elected leader's views of its followers        *)
+(* (Partition.makeLeader resets them only if isNewLeader), and none checks *)
+(* the epoch of a waiting DelayedProduce.                                  *)
+(***************************************************************************)
+Releases == [
+    HighWatermark  |-> [release |-> "0.10.2.2", restartFetcherOn |-> "LeaderChange",
+                        reconcile |-> "TruncateToHW", cacheAssign |-> "None",
+                        leaderEntry |-> "None", undefinedTo |-> "HW",
+                        asyncIsr |-> FALSE, expandLiveOnly |-> FALSE,
+                        expandNeedsEpochStart |-> FALSE, staleFetchServed |-> TRUE,
+                        minIsrGatesHW |-> FALSE, fencing |-> FALSE],
+    Kip101         |-> [release |-> "0.11.0.3", restartFetcherOn |-> "LeaderChange",
+                        reconcile |-> "OffsetsForLeaderEpochV0", cacheAssign |-> "GreaterOnly",
+                        leaderEntry |-> "FirstAppend", undefinedTo |-> "HW",
+                        asyncIsr |-> FALSE, expandLiveOnly |-> FALSE,
+                        expandNeedsEpochStart |-> FALSE, staleFetchServed |-> TRUE,
+                        minIsrGatesHW |-> FALSE, fencing |-> FALSE],
+    LeaderEpoch    |-> [release |-> "2.1.0", restartFetcherOn |-> "EpochChange",
+                        reconcile |-> "OffsetsForLeaderEpoch", cacheAssign |-> "TruncateAndAppend",
+                        leaderEntry |-> "BecomeLeader", undefinedTo |-> "FetchOffset",
+                        asyncIsr |-> FALSE, expandLiveOnly |-> FALSE,
+                        expandNeedsEpochStart |-> TRUE, staleFetchServed |-> TRUE,
+                        minIsrGatesHW |-> FALSE, fencing |-> TRUE],
+    DivergingEpoch |-> [release |-> "3.9.0", restartFetcherOn |-> "EpochChange",
+                        reconcile |-> "DivergingEpoch", cacheAssign |-> "TruncateAndAppend",
+                        leaderEntry |-> "BecomeLeader", undefinedTo |-> "FetchOffset",
+                        asyncIsr |-> TRUE, expandLiveOnly |-> TRUE,
+                        expandNeedsEpochStart |-> TRUE, staleFetchServed |-> FALSE,
+                        minIsrGatesHW |-> TRUE, fencing |-> TRUE]]
+
+Rel == Releases[Truncation]
+
+(* A configuration that changes its release's behaviour is an ablation.   *)
+(* (The min.insync.replicas gate cannot act when min.insync.replicas = 1.) *)
+IsAblation ==
+    \/ Fencing # Rel.fencing
+    \/ MinIsrGatesHW # Rel.minIsrGatesHW /\ MinInsyncReplicas > 1
+
+ASSUME Truncation \in DOMAIN Releases
 ASSUME Acks \in {"0", "1", "all"}
 ASSUME Fencing \in BOOLEAN /\ MinIsrGatesHW \in BOOLEAN
 ASSUME UncleanLeaderElectionEnable \in BOOLEAN /\ UnflushedLoss \in BOOLEAN /\ LossyNetwork \in BOOLEAN
 ASSUME MinInsyncReplicas \in Nat \ {0}
-ASSUME MaxRecords \in Nat /\ MaxEpoch \in Nat /\ MaxCrashes \in Nat
+ASSUME MaxRecords \in Nat /\ MaxEpoch \in Nat /\ MaxCrashes \in Nat /\ MaxPartitionEpoch \in Nat
 ASSUME None \notin Replicas
 
 VARIABLES
@@ -60,18 +149,25 @@ VARIABLES
     leaderEpoch,    \* leader epoch of the last LeaderAndIsr applied, -1 if none
     leader,         \* leader named by that LeaderAndIsr (itself when leader), None if none
     hw,             \* high watermark
-    isr,            \* a leader's view of the ISR ({} unless leader)
-    followerLeo,    \* a leader's view of each follower's LEO: fetch offset of its last fetch in this epoch, -1 unknown
+    isr,            \* a leader's committed ISR ({} unless leader)
+    followerLeo,    \* a leader's view of each follower's LEO: fetch offset of its last fetch, -1 unknown
     fetchState,     \* a follower's fetcher: "Truncating" | "Fetching"; "None" otherwise
+    produceEpoch,   \* a leader's first epoch of uninterrupted leadership: its DelayedProduce
+                    \* requests from that epoch on are still waiting (-1 unless leader)
+    partitionEpoch, \* a leader's partition epoch, from its LeaderAndIsr or AlterPartition (-1 unless leader)
+    pendingIsr,     \* the ISR a leader proposed in an AlterPartition not yet committed; {} when none
     \* --- the controller ---
-    ctrlLeader,     \* the leader it elected last, None before the first election
+    ctrlLeader,     \* the leader it elected last; None before the first election and while
+                    \* that leader is down and no one else has been elected
     ctrlEpoch,      \* the leader epoch it assigned last, -1 before the first election
-    ctrlIsr,        \* the ISR it holds (changed by elections and by fenced AlterPartition)
+    ctrlIsr,        \* the ISR it holds (changed by elections and by AlterPartition)
+    ctrlPartitionEpoch, \* the partition epoch: bumped by every change of leader or ISR it makes
     \* --- the network ---
     controllerQueue,\* per broker: LeaderAndIsr requests sent, not yet applied (in order, reliable:
                     \* ControllerChannelManager retries until the broker dies)
     inflight,       \* per follower: its one outstanding fetcher request, or the response to it;
                     \* NoMsg when none (a fetcher has one request in flight at a time)
+    alterPartition, \* per leader: its one AlterPartition request, or the controller's response
     \* --- bookkeeping and history (ghost) ---
     nextId,         \* id of the next produced record
     crashes,        \* crashes so far
@@ -79,10 +175,11 @@ VARIABLES
     committed       \* set of [offset, id]: records that were ever below a leader's HW
 
 durable  == <<log, epochCache, hwCheckpoint>>
-volatile == <<role, leaderEpoch, leader, hw, isr, followerLeo, fetchState>>
-ctrl     == <<ctrlLeader, ctrlEpoch, ctrlIsr>>
+volatile == <<role, leaderEpoch, leader, hw, isr, followerLeo, fetchState, produceEpoch,
+              partitionEpoch, pendingIsr>>
+ctrl     == <<ctrlLeader, ctrlEpoch, ctrlIsr, ctrlPartitionEpoch>>
 ghost    == <<nextId, crashes, acked, committed>>
-net      == <<controllerQueue, inflight>>
+net      == <<controllerQueue, inflight, alterPartition>>
 vars     == <<durable, volatile, ctrl, net, ghost>>
 
 -----------------------------------------------------------------------------
@@ -94,6 +191,7 @@ Ids      == 1..MaxRecords
 Roles    == {"Offline", "Starting", "Leader", "Follower"}
 Errors   == {"NONE", "NOT_LEADER_OR_FOLLOWER", "FENCED_LEADER_EPOCH",
              "UNKNOWN_LEADER_EPOCH", "OFFSET_OUT_OF_RANGE"}
+AlterErrors == {"NONE", "FENCED_LEADER_EPOCH", "INVALID_UPDATE_VERSION", "INELIGIBLE_REPLICA"}
 Record   == [id : Ids, epoch : Epochs]
 Entry    == [epoch : Epochs, start : Offsets]
 Up(r)    == role[r] # "Offline"
@@ -102,35 +200,59 @@ Max(a, b) == IF a > b THEN a ELSE b
 LEO(r)   == Len(log[r])
 
 (* Messages.  Requests carry the sender's current leader epoch (KIP-320);  *)
-(* responses echo it so the follower can tell a stale response.            *)
+(* responses echo it so the follower can tell a stale response.  A fetch   *)
+(* request whose sender crashed is an orphan: the leader may still serve  *)
+(* it (updating its view of the sender), and its response goes nowhere.   *)
 NoMsg == [type |-> "None"]
-LeaderAndIsrMsg(l, e, s) ==
-    [type |-> "LeaderAndIsr", leader |-> l, epoch |-> e, isr |-> s]
+LeaderAndIsrMsg(l, e, s, pe) ==
+    [type |-> "LeaderAndIsr", leader |-> l, epoch |-> e, isr |-> s, partitionEpoch |-> pe]
 OffsetsReq(f, l, e, ce) ==
     [type |-> "OffsetsForLeaderEpoch", src |-> f, dst |-> l, epoch |-> e, currentEpoch |-> ce]
 OffsetsResp(l, f, err, e, o, ce) ==
     [type |-> "OffsetsForLeaderEpochResponse", src |-> l, dst |-> f, error |-> err,
      epoch |-> e, offset |-> o, currentEpoch |-> ce]
-FetchReq(f, l, o, ce) ==
-    [type |-> "Fetch", src |-> f, dst |-> l, offset |-> o, currentEpoch |-> ce]
-FetchResp(l, f, err, o, recs, h, leo, ce) ==
+FetchReq(f, l, o, lfe, ce, orphan) ==
+    [type |-> "Fetch", src |-> f, dst |-> l, offset |-> o, lastFetchedEpoch |-> lfe,
+     currentEpoch |-> ce, orphan |-> orphan]
+(* The leader has read the records and its HW for this fetch; the update  *)
+(* of the follower's fetch state, and then the response, are still to come *)
+(* (ReplicaManager.fetchMessages: readFromLocalLog, then                    *)
+(* updateFollowerFetchState).                                              *)
+FetchRead(l, f, o, recs, h, leo, ce, orphan) ==
+    [type |-> "FetchRead", src |-> l, dst |-> f, offset |-> o, records |-> recs,
+     hw |-> h, leo |-> leo, currentEpoch |-> ce, orphan |-> orphan]
+NoDivergence0 == [epoch |-> -1, offset |-> -1]
+FetchResp(l, f, err, o, recs, h, leo, div, dv, ce) ==
     [type |-> "FetchResponse", src |-> l, dst |-> f, error |-> err, offset |-> o,
-     records |-> recs, hw |-> h, leo |-> leo, currentEpoch |-> ce]
+     records |-> recs, hw |-> h, leo |-> leo, diverging |-> div, divergingEpoch |-> dv,
+     currentEpoch |-> ce]
+AlterPartitionReq(l, e, pe, s) ==
+    [type |-> "AlterPartition", leaderEpoch |-> e, partitionEpoch |-> pe, isr |-> s]
+AlterPartitionResp(err, e, pe, s) ==
+    [type |-> "AlterPartitionResponse", error |-> err, leaderEpoch |-> e, partitionEpoch |-> pe, isr |-> s]
 
 -----------------------------------------------------------------------------
 (* The leader epoch cache (LeaderEpochFileCache).                           *)
 
 LatestEpoch(c) == IF c = <<>> THEN -1 ELSE c[Len(c)].epoch
 
-(* assign(e, s): a no-op when e is the latest epoch and s is not below its  *)
-(* start; otherwise drop, from the tail, every entry with epoch >= e or      *)
-(* start >= s, then append (e, s).  The cache is sorted on both fields, so   *)
-(* dropping from the tail is a filter.                                      *)
+(* assign(e, s), per release.  KAFKA-7415 (2.1+): a no-op when e is the     *)
+(* latest epoch and s is not below its start; otherwise drop, from the      *)
+(* tail, every entry with epoch >= e or start >= s, then append (e, s).     *)
+(* The cache is sorted on both fields, so dropping from the tail is a       *)
+(* filter.  0.11.0-2.0: append only when e is above the latest epoch and s  *)
+(* not below the latest start.  0.10.2: there is no cache.                  *)
 Assign(c, e, s) ==
-    IF c # <<>> /\ e = c[Len(c)].epoch /\ s >= c[Len(c)].start
-    THEN c
-    ELSE Append(SelectSeq(c, LAMBDA x : x.epoch < e /\ x.start < s),
-                [epoch |-> e, start |-> s])
+    CASE Rel.cacheAssign = "TruncateAndAppend" ->
+            IF c # <<>> /\ e = c[Len(c)].epoch /\ s >= c[Len(c)].start
+            THEN c
+            ELSE Append(SelectSeq(c, LAMBDA x : x.epoch < e /\ x.start < s),
+                        [epoch |-> e, start |-> s])
+      [] Rel.cacheAssign = "GreaterOnly" ->
+            IF c = <<>> \/ (e > c[Len(c)].epoch /\ s >= c[Len(c)].start)
+            THEN Append(c, [epoch |-> e, start |-> s])
+            ELSE c
+      [] OTHER -> c
 
 (* truncateFromEnd(o): drop entries whose start offset is >= o. *)
 TruncateFromEnd(c, o) == SelectSeq(c, LAMBDA x : x.start < o)
@@ -151,7 +273,8 @@ EndOffsetFor(c, leo, e) ==
 (* latest epoch, else the start offset of the next higher epoch, else -1.   *)
 Kip101EndOffset(c, leo, e) ==
     LET higher == {i \in 1..Len(c) : c[i].epoch > e}
-    IN  IF e = LatestEpoch(c) THEN leo
+    IN  IF e = -1 THEN -1
+        ELSE IF e = LatestEpoch(c) THEN leo
         ELSE IF higher = {} \/ c = <<>> \/ e < c[1].epoch THEN -1
         ELSE c[CHOOSE i \in higher : \A j \in higher : i <= j].start
 
@@ -166,38 +289,42 @@ AppendToCache(c, recs, base) ==
 (* The leader's high watermark (Partition.maybeIncrementLeaderHW): the min  *)
 (* LEO over the ISR, using the leader's own LEO and its view of each        *)
 (* follower's; it cannot advance while a view is unknown (-1), nor, with    *)
-(* MinIsrGatesHW, while the ISR is below min.insync.replicas; it only moves *)
-(* forward.                                                                 *)
-CandidateHW(l, lg, s, views) ==
+(* MinIsrGatesHW, while the committed ISR is below min.insync.replicas; it  *)
+(* only moves forward.  With asynchronous AlterPartition the ISR it takes   *)
+(* the minimum over is the maximal ISR: the committed one together with a   *)
+(* pending expansion (a pending shrink is not yet in effect).               *)
+MaximalIsr(l) == isr[l] \cup pendingIsr[l]
+
+CandidateHW(l, lg, s, gate, views) ==
     LET leos == {IF r = l THEN Len(lg) ELSE views[r] : r \in s}
         low  == CHOOSE x \in leos : \A y \in leos : x <= y
-    IN  IF -1 \in leos \/ (MinIsrGatesHW /\ Cardinality(s) < MinInsyncReplicas)
+    IN  IF -1 \in leos \/ (MinIsrGatesHW /\ Cardinality(gate) < MinInsyncReplicas)
         THEN 0 ELSE low
 
-NewHW(l, lg, s, views, old) == Max(old, CandidateHW(l, lg, s, views))
+NewHW(l, lg, s, gate, views, old) == Max(old, CandidateHW(l, lg, s, gate, views))
 
 (* Records that a leader's HW moving from old to new makes visible, and the *)
-(* acks=all records that it acknowledges: those the leader wrote in its    *)
-(* current epoch, while the ISR still has min.insync.replicas members       *)
+(* acks=all records that it acknowledges: those its DelayedProduce requests *)
+(* wait for, i.e. the records it wrote in the epochs from..to of its        *)
+(* uninterrupted leadership (DelayedProduce checks no epoch), while the     *)
+(* (maximal) ISR has min.insync.replicas members                            *)
 (* (NOT_ENOUGH_REPLICAS_AFTER_APPEND otherwise).                            *)
 NewlyCommitted(lg, old, new) ==
     {[offset |-> o, id |-> lg[o + 1].id] : o \in old..(new - 1)}
-NewlyAcked(lg, old, new, e, s) ==
+NewlyAcked(lg, old, new, from, to, s) ==
     IF Acks = "all" /\ Cardinality(s) >= MinInsyncReplicas
     THEN {[offset |-> o, id |-> lg[o + 1].id] :
-             o \in {p \in old..(new - 1) : lg[p + 1].epoch = e}}
+             o \in {p \in old..(new - 1) : lg[p + 1].epoch >= from /\ lg[p + 1].epoch <= to}}
     ELSE {}
 
-(* Update hw, committed and acked after leader l's log, ISR or follower     *)
-(* views changed to lg, s, views.  Used by every action that can move a     *)
-(* leader's HW.  ackEpoch is the epoch whose produce requests l holds: its  *)
-(* current one, or -1 for a replica just made leader, which holds none (it  *)
-(* fetched its records as a follower; nobody is waiting on it for them).    *)
-AdvanceHW(l, lg, s, views, ackEpoch) ==
-    LET new == NewHW(l, lg, s, views, hw[l])
+(* Update hw, committed and acked after leader l's log, ISRs or follower    *)
+(* views changed to lg, s (committed), m (maximal), views.  from and to are *)
+(* the epochs whose produce requests l holds (see produceEpoch).            *)
+AdvanceHW(l, lg, s, m, views, from, to) ==
+    LET new == NewHW(l, lg, m, s, views, hw[l])
     IN  /\ hw' = [hw EXCEPT ![l] = new]
         /\ committed' = committed \cup NewlyCommitted(lg, hw[l], new)
-        /\ acked' = acked \cup NewlyAcked(lg, hw[l], new, ackEpoch, s)
+        /\ acked' = acked \cup NewlyAcked(lg, hw[l], new, from, to, m)
 
 (* Truncating replica r's log to offset o (no-op beyond LEO, but the epoch *)
 (* cache is always truncated, as UnifiedLog.truncateTo does).               *)
@@ -229,21 +356,28 @@ Init ==
     /\ isr = [r \in Replicas |-> {}]
     /\ followerLeo = [r \in Replicas |-> NoViews]
     /\ fetchState = [r \in Replicas |-> "None"]
+    /\ produceEpoch = [r \in Replicas |-> -1]
+    /\ partitionEpoch = [r \in Replicas |-> -1]
+    /\ pendingIsr = [r \in Replicas |-> {}]
     /\ ctrlLeader = None
     /\ ctrlEpoch = -1
     /\ ctrlIsr = Replicas
+    /\ ctrlPartitionEpoch = -1
     /\ controllerQueue = [r \in Replicas |-> <<>>]
     /\ inflight = [r \in Replicas |-> NoMsg]
+    /\ alterPartition = [r \in Replicas |-> NoMsg]
     /\ nextId = 1
     /\ crashes = 0
     /\ acked = {}
     /\ committed = {}
 
 -----------------------------------------------------------------------------
-(* The controller elects r and bumps the leader epoch.  Clean: r is a live *)
-(* ISR member (covers offline, reassignment and preferred elections, whose *)
-(* only difference is which eligible replica they prefer); the ISR keeps   *)
-(* its live members.  Unclean: no ISR member is live and                   *)
+(* The controller elects r and bumps the leader epoch and the partition    *)
+(* epoch.  Clean: r is a live ISR member (covers offline, reassignment,    *)
+(* preferred and controlled-shutdown elections, whose only difference is   *)
+(* which eligible replica they prefer, and the same leader re-elected with *)
+(* a smaller ISR, as the ZooKeeper controller's OfflineReplica does); the  *)
+(* ISR keeps its live members.  Unclean: no ISR member is live and         *)
 (* unclean.leader.election.enable; the ISR becomes {r}.  LeaderAndIsr goes *)
 (* to every live replica.                                                   *)
 Elect(r) ==
@@ -253,80 +387,123 @@ Elect(r) ==
        \/ UncleanLeaderElectionEnable /\ \A x \in ctrlIsr : ~Up(x)
     /\ LET newIsr == IF r \in ctrlIsr THEN {x \in ctrlIsr : Up(x)} ELSE {r}
            e      == ctrlEpoch + 1
+           pe     == ctrlPartitionEpoch + 1
        IN  /\ ctrlLeader' = r
            /\ ctrlEpoch' = e
            /\ ctrlIsr' = newIsr
+           /\ ctrlPartitionEpoch' = pe
            /\ controllerQueue' = [x \in Replicas |->
-                                    IF Up(x) THEN Append(controllerQueue[x], LeaderAndIsrMsg(r, e, newIsr))
+                                    IF Up(x) THEN Append(controllerQueue[x], LeaderAndIsrMsg(r, e, newIsr, pe))
                                     ELSE controllerQueue[x]]
-    /\ UNCHANGED <<durable, volatile, inflight, ghost>>
+    /\ UNCHANGED <<durable, volatile, inflight, alterPartition, ghost>>
 
 (* A replica applies a LeaderAndIsr request (ReplicaManager.becomeLeaderOrFollower). *)
-(* A request whose epoch is not above the replica's is ignored.                 *)
+(* isNewLeader is FALSE when r already leads: its DelayedProduce requests   *)
+(* stay, and so do its views of its followers.                             *)
 BecomeLeader(r, m) ==
-    LET c == Assign(epochCache[r], m.epoch, LEO(r))
+    LET isNewLeader == role[r] # "Leader"
+        c == IF Rel.leaderEntry = "BecomeLeader" THEN Assign(epochCache[r], m.epoch, LEO(r))
+             ELSE epochCache[r]
+        views == IF isNewLeader THEN NoViews ELSE followerLeo[r]
+        from == IF isNewLeader THEN m.epoch ELSE produceEpoch[r]
     IN  /\ role' = [role EXCEPT ![r] = "Leader"]
         /\ leaderEpoch' = [leaderEpoch EXCEPT ![r] = m.epoch]
         /\ leader' = [leader EXCEPT ![r] = r]
         /\ isr' = [isr EXCEPT ![r] = m.isr]
-        /\ followerLeo' = [followerLeo EXCEPT ![r] = NoViews]
+        /\ followerLeo' = [followerLeo EXCEPT ![r] = views]
         /\ fetchState' = [fetchState EXCEPT ![r] = "None"]
+        /\ produceEpoch' = [produceEpoch EXCEPT ![r] = from]
+        /\ partitionEpoch' = [partitionEpoch EXCEPT ![r] = m.partitionEpoch]
+        /\ pendingIsr' = [pendingIsr EXCEPT ![r] = {}]
         /\ epochCache' = [epochCache EXCEPT ![r] = c]
-        /\ AdvanceHW(r, log[r], m.isr, NoViews, -1)
+        /\ AdvanceHW(r, log[r], m.isr, m.isr, views, from, m.epoch)
         /\ UNCHANGED <<log, hwCheckpoint>>
 
+(* Partition.makeFollower returns whether the fetcher restarts: for a new  *)
+(* leader, or (per release) for any new epoch.  A restarted fetcher        *)
+(* reconciles its log per release; one that is not restarted goes on as it *)
+(* was, in the new epoch.                                                   *)
 BecomeFollower(r, m) ==
-    /\ role' = [role EXCEPT ![r] = "Follower"]
-    /\ leaderEpoch' = [leaderEpoch EXCEPT ![r] = m.epoch]
-    /\ leader' = [leader EXCEPT ![r] = m.leader]
-    /\ isr' = [isr EXCEPT ![r] = {}]
-    /\ followerLeo' = [followerLeo EXCEPT ![r] = NoViews]
-    /\ IF Truncation = "HighWatermark"
-       THEN \* Kafka <= 0.10.2: truncate to the local HW, then fetch from there.
-            /\ log' = [log EXCEPT ![r] = TruncLog(r, hw[r])]
-            /\ epochCache' = [epochCache EXCEPT ![r] = TruncCache(r, hw[r])]
-            /\ fetchState' = [fetchState EXCEPT ![r] = "Fetching"]
-       ELSE /\ fetchState' = [fetchState EXCEPT ![r] = "Truncating"]
-            /\ UNCHANGED <<log, epochCache>>
-    /\ UNCHANGED <<hw, hwCheckpoint, acked, committed>>
+    LET restart == Rel.restartFetcherOn = "EpochChange" \/ leader[r] # m.leader
+    IN  /\ role' = [role EXCEPT ![r] = "Follower"]
+        /\ leaderEpoch' = [leaderEpoch EXCEPT ![r] = m.epoch]
+        /\ leader' = [leader EXCEPT ![r] = m.leader]
+        /\ isr' = [isr EXCEPT ![r] = {}]
+        /\ followerLeo' = [followerLeo EXCEPT ![r] = NoViews]
+        /\ produceEpoch' = [produceEpoch EXCEPT ![r] = -1]
+        /\ partitionEpoch' = [partitionEpoch EXCEPT ![r] = -1]
+        /\ pendingIsr' = [pendingIsr EXCEPT ![r] = {}]
+        /\ IF restart /\ Rel.reconcile = "TruncateToHW"
+           THEN \* Kafka 0.10.2: truncate to the local HW, then fetch from there.
+                /\ log' = [log EXCEPT ![r] = TruncLog(r, hw[r])]
+                /\ epochCache' = [epochCache EXCEPT ![r] = TruncCache(r, hw[r])]
+                /\ fetchState' = [fetchState EXCEPT ![r] = "Fetching"]
+           ELSE /\ fetchState' = [fetchState EXCEPT ![r] =
+                       IF ~restart THEN fetchState[r]
+                       ELSE IF Rel.reconcile = "DivergingEpoch" THEN "Fetching"
+                       ELSE "Truncating"]
+                /\ UNCHANGED <<log, epochCache>>
+        /\ UNCHANGED <<hw, hwCheckpoint, acked, committed>>
 
+(* A LeaderAndIsr in r's current epoch with a newer partition epoch: the   *)
+(* controller changed the ISR itself (it fenced a follower that died).     *)
+(* The leader takes the ISR and drops a pending proposal                    *)
+(* (Partition.makeLeader resets the state to CommittedPartitionState).     *)
+UpdateIsr(r, m) ==
+    /\ isr' = [isr EXCEPT ![r] = m.isr]
+    /\ partitionEpoch' = [partitionEpoch EXCEPT ![r] = m.partitionEpoch]
+    /\ pendingIsr' = [pendingIsr EXCEPT ![r] = {}]
+    /\ AdvanceHW(r, log[r], m.isr, m.isr, followerLeo[r], produceEpoch[r], leaderEpoch[r])
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState, produceEpoch>>
+
+(* Requests naming a leader that is down are not applied: makeFollowers    *)
+(* skips a partition whose leader is not alive.  A request whose epoch is  *)
+(* not above the replica's is ignored, unless it only brings the leader a  *)
+(* newer partition epoch.                                                   *)
 HandleLeaderAndIsr(r) ==
     /\ controllerQueue[r] # <<>>
     /\ LET m == Head(controllerQueue[r])
        IN  /\ controllerQueue' = [controllerQueue EXCEPT ![r] = Tail(controllerQueue[r])]
-           /\ IF m.epoch > leaderEpoch[r]
-              THEN IF m.leader = r THEN BecomeLeader(r, m) ELSE BecomeFollower(r, m)
+           /\ IF m.epoch > leaderEpoch[r] /\ m.leader = r
+              THEN BecomeLeader(r, m)
+              ELSE IF m.epoch > leaderEpoch[r] /\ Up(m.leader)
+              THEN BecomeFollower(r, m)
+              ELSE IF m.epoch = leaderEpoch[r] /\ m.leader = r /\ role[r] = "Leader"
+                      /\ m.partitionEpoch > partitionEpoch[r]
+              THEN UpdateIsr(r, m)
               ELSE UNCHANGED <<durable, volatile, acked, committed>>
-    /\ UNCHANGED <<ctrl, inflight, nextId, crashes>>
+    /\ UNCHANGED <<ctrl, inflight, alterPartition, nextId, crashes>>
 
-(* A producer writes one record to leader l.  acks=all is refused before   *)
-(* append when the ISR is below min.insync.replicas (NOT_ENOUGH_REPLICAS).  *)
-(* acks=1 is acknowledged at once; acks=all when the HW passes the record   *)
-(* (see AdvanceHW); acks=0 never.                                           *)
+(* A producer writes one record to leader l; l's cache assigns its epoch   *)
+(* at the record (a no-op once the epoch has its entry).  acks=all is      *)
+(* refused before append when the ISR is below min.insync.replicas         *)
+(* (NOT_ENOUGH_REPLICAS).  acks=1 is acknowledged at once; acks=all when   *)
+(* the HW passes the record (see AdvanceHW); acks=0 never.                 *)
 Produce(l) ==
     /\ role[l] = "Leader"
     /\ nextId <= MaxRecords
     /\ Acks = "all" => Cardinality(isr[l]) >= MinInsyncReplicas
-    /\ LET lg == Append(log[l], [id |-> nextId, epoch |-> leaderEpoch[l]])
-           new == NewHW(l, lg, isr[l], followerLeo[l], hw[l])
+    /\ LET lg  == Append(log[l], [id |-> nextId, epoch |-> leaderEpoch[l]])
+           new == NewHW(l, lg, MaximalIsr(l), isr[l], followerLeo[l], hw[l])
        IN  /\ log' = [log EXCEPT ![l] = lg]
+           /\ epochCache' = [epochCache EXCEPT ![l] = Assign(epochCache[l], leaderEpoch[l], LEO(l))]
            /\ hw' = [hw EXCEPT ![l] = new]
            /\ committed' = committed \cup NewlyCommitted(lg, hw[l], new)
-           /\ acked' = acked \cup NewlyAcked(lg, hw[l], new, leaderEpoch[l], isr[l])
+           /\ acked' = acked \cup NewlyAcked(lg, hw[l], new, produceEpoch[l], leaderEpoch[l], MaximalIsr(l))
                              \cup (IF Acks = "1" THEN {[offset |-> LEO(l), id |-> nextId]} ELSE {})
     /\ nextId' = nextId + 1
-    /\ UNCHANGED <<epochCache, hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo,
-                   fetchState, ctrl, net, crashes>>
+    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, fetchState,
+                   produceEpoch, partitionEpoch, pendingIsr, ctrl, net, crashes>>
 
 -----------------------------------------------------------------------------
-(* The truncation phase of the epoch policies: OffsetsForLeaderEpoch.       *)
+(* The truncation phase of OffsetsForLeaderEpoch: Kip101 and LeaderEpoch.   *)
 
 SendOffsetsForLeaderEpoch(f) ==
     /\ role[f] = "Follower"
     /\ fetchState[f] = "Truncating"
     /\ inflight[f].type = "None"
     /\ inflight' = [inflight EXCEPT ![f] = OffsetsReq(f, leader[f], LatestEpoch(epochCache[f]), leaderEpoch[f])]
-    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, ghost>>
+    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, alterPartition, ghost>>
 
 HandleOffsetsForLeaderEpoch(l, f) ==
     /\ RequestAt(f, l, "OffsetsForLeaderEpoch")
@@ -334,87 +511,127 @@ HandleOffsetsForLeaderEpoch(l, f) ==
     /\ LET m   == inflight[f]
            err == RequestError(l, m)
            ans == IF err # "NONE" THEN [epoch |-> -1, offset |-> -1]
-                  ELSE IF Truncation = "Kip101"
+                  ELSE IF Rel.reconcile = "OffsetsForLeaderEpochV0"
                   THEN [epoch |-> -1, offset |-> Kip101EndOffset(epochCache[l], LEO(l), m.epoch)]
                   ELSE EndOffsetFor(epochCache[l], LEO(l), m.epoch)
        IN  inflight' = [inflight EXCEPT ![f] = OffsetsResp(l, f, err, ans.epoch, ans.offset, m.currentEpoch)]
-    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, ghost>>
+    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, alterPartition, ghost>>
 
-(* The follower's rule (AbstractFetcherThread.getOffsetTruncationState for  *)
-(* LeaderEpoch; ReplicaFetcherThread.maybeTruncate of 0.11.0 for Kip101):   *)
-(* [offset to truncate to, whether truncation is complete].                 *)
-TruncationTarget(f, m) ==
-    IF m.offset = -1 THEN [to |-> hw[f], done |-> TRUE]
-    ELSE IF Truncation = "Kip101" THEN [to |-> Min(m.offset, LEO(f)), done |-> TRUE]
-    ELSE LET own == EndOffsetFor(epochCache[f], LEO(f), m.epoch)
+(* The follower's rule, [offset to truncate to, whether truncation is      *)
+(* complete], on the leader's answer a = [epoch, offset] and the offset fo *)
+(* the fetcher would fetch from: AbstractFetcherThread.getOffsetTruncationState *)
+(* (2.1+, also for divergingEpoch), ReplicaFetcherThread.maybeTruncate      *)
+(* (0.11.0).                                                                *)
+TruncationTarget(f, a, fo) ==
+    IF a.offset = -1
+    THEN [to |-> IF Rel.undefinedTo = "HW" THEN hw[f] ELSE fo, done |-> TRUE]
+    ELSE IF Rel.reconcile = "OffsetsForLeaderEpochV0" THEN [to |-> Min(a.offset, LEO(f)), done |-> TRUE]
+    ELSE LET own == EndOffsetFor(epochCache[f], LEO(f), a.epoch)
          IN  IF own.offset = -1
-             THEN [to |-> Min(m.offset, LEO(f)), done |-> TRUE]
-             ELSE IF own.epoch # m.epoch
+             THEN [to |-> Min(a.offset, LEO(f)), done |-> TRUE]
+             ELSE IF own.epoch # a.epoch
              THEN [to |-> Min(own.offset, LEO(f)), done |-> FALSE]   \* KIP-279: ask again
-             ELSE [to |-> Min(Min(own.offset, m.offset), LEO(f)), done |-> TRUE]
+             ELSE [to |-> Min(Min(own.offset, a.offset), LEO(f)), done |-> TRUE]
 
 AcceptsResponse(f, m) ==
     /\ role[f] = "Follower"
     /\ m.src = leader[f]
     /\ m.currentEpoch = leaderEpoch[f]
 
+(* A truncating fetcher's fetch offset is its HW: the fetcher was added at  *)
+(* the HW (ReplicaManager.makeFollowers), and truncation only lowers both.  *)
 HandleOffsetsForLeaderEpochResponse(f) ==
     /\ inflight[f].type = "OffsetsForLeaderEpochResponse"
     /\ inflight' = [inflight EXCEPT ![f] = NoMsg]
     /\ LET m == inflight[f] IN
        IF AcceptsResponse(f, m) /\ fetchState[f] = "Truncating" /\ m.error = "NONE"
-       THEN LET t == TruncationTarget(f, m)
+       THEN LET t == TruncationTarget(f, m, hw[f])
             IN  /\ log' = [log EXCEPT ![f] = TruncLog(f, t.to)]
                 /\ epochCache' = [epochCache EXCEPT ![f] = TruncCache(f, t.to)]
                 /\ hw' = [hw EXCEPT ![f] = TruncHW(f, t.to)]
                 /\ fetchState' = [fetchState EXCEPT ![f] = IF t.done THEN "Fetching" ELSE "Truncating"]
        ELSE UNCHANGED <<log, epochCache, hw, fetchState>>
-    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, ctrl, controllerQueue, ghost>>
+    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, produceEpoch,
+                   partitionEpoch, pendingIsr, ctrl, controllerQueue, alterPartition, ghost>>
 
 -----------------------------------------------------------------------------
-(* Replication: Fetch and its response.  The leader's HW moves when it      *)
-(* learns a follower's fetch offset; the follower learns the leader's HW    *)
-(* only from the response, a round later.                                   *)
+(* Replication: Fetch, the leader's read, its update of the follower's     *)
+(* fetch state, and the response.  The leader reads records and its HW     *)
+(* first and updates the follower's state and its own HW after, so the     *)
+(* response carries the HW from before this fetch's update, and the        *)
+(* follower learns the leader's HW a round later.                          *)
 
 SendFetch(f) ==
     /\ role[f] = "Follower"
     /\ fetchState[f] = "Fetching"
     /\ inflight[f].type = "None"
-    /\ inflight' = [inflight EXCEPT ![f] = FetchReq(f, leader[f], LEO(f), leaderEpoch[f])]
-    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, ghost>>
+    /\ inflight' = [inflight EXCEPT ![f] =
+           FetchReq(f, leader[f], LEO(f),
+                    IF Rel.reconcile = "DivergingEpoch" THEN LatestEpoch(epochCache[f]) ELSE -1,
+                    leaderEpoch[f], FALSE)]
+    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, alterPartition, ghost>>
 
+(* The leader's read (Partition.readRecords / fetchRecords under the       *)
+(* partition lock).  With lastFetchedEpoch the leader first checks it      *)
+(* against its cache: when the follower's log diverges from its own, it    *)
+(* answers divergingEpoch = endOffsetFor(lastFetchedEpoch), no records,    *)
+(* and does not update the follower's state.  Errors are answered at once. *)
 HandleFetch(l, f) ==
     /\ RequestAt(f, l, "Fetch")
     /\ Up(l)
     /\ LET m    == inflight[f]
            err0 == RequestError(l, m)
-           err  == IF err0 = "NONE" /\ m.offset > LEO(l) THEN "OFFSET_OUT_OF_RANGE" ELSE err0
-       IN  IF err = "NONE"
-           THEN LET views == [followerLeo[l] EXCEPT ![f] = m.offset]
-                    new   == NewHW(l, log[l], isr[l], views, hw[l])
-                IN  /\ followerLeo' = [followerLeo EXCEPT ![l] = views]
-                    /\ AdvanceHW(l, log[l], isr[l], views, leaderEpoch[l])
-                    /\ inflight' = [inflight EXCEPT ![f] =
-                                       FetchResp(l, f, "NONE", m.offset,
-                                                 SubSeq(log[l], m.offset + 1, LEO(l)), new, LEO(l),
-                                                 m.currentEpoch)]
-           ELSE /\ inflight' = [inflight EXCEPT ![f] =
-                                   FetchResp(l, f, err, m.offset, <<>>, -1, LEO(l), m.currentEpoch)]
-                /\ UNCHANGED <<followerLeo, hw, acked, committed>>
-    /\ UNCHANGED <<durable, role, leaderEpoch, leader, isr, fetchState, ctrl, controllerQueue,
-                   nextId, crashes>>
+           eo   == EndOffsetFor(epochCache[l], LEO(l), m.lastFetchedEpoch)
+           div  == err0 = "NONE" /\ m.lastFetchedEpoch # -1
+                     /\ (eo.epoch < m.lastFetchedEpoch \/ eo.offset < m.offset)
+           err  == IF err0 = "NONE" /\ ~div /\ m.offset > LEO(l) THEN "OFFSET_OUT_OF_RANGE" ELSE err0
+       IN  inflight' = [inflight EXCEPT ![f] =
+               IF err = "NONE" /\ ~div
+               THEN FetchRead(l, f, m.offset, SubSeq(log[l], m.offset + 1, LEO(l)), hw[l], LEO(l),
+                              m.currentEpoch, m.orphan)
+               ELSE IF m.orphan THEN NoMsg
+               ELSE FetchResp(l, f, err, m.offset, <<>>, -1, LEO(l), div,
+                              IF div THEN eo ELSE NoDivergence0, m.currentEpoch)]
+    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, alterPartition, ghost>>
+
+(* Partition.updateFollowerFetchState: the leader records the fetch offset *)
+(* as the follower's LEO and its HW may advance; then the response goes    *)
+(* out with what was read.  A replica that is no longer leader keeps no     *)
+(* views (its remote replica state is gone), and an orphan's response goes *)
+(* nowhere.                                                                 *)
+UpdateFollowerFetchState(l, f) ==
+    /\ inflight[f].type = "FetchRead"
+    /\ inflight[f].src = l
+    /\ LET m == inflight[f] IN
+       /\ IF role[l] = "Leader"
+          THEN LET views == [followerLeo[l] EXCEPT ![f] = m.offset]
+               IN  /\ followerLeo' = [followerLeo EXCEPT ![l] = views]
+                   /\ AdvanceHW(l, log[l], isr[l], MaximalIsr(l), views, produceEpoch[l], leaderEpoch[l])
+          ELSE UNCHANGED <<followerLeo, hw, acked, committed>>
+       /\ inflight' = [inflight EXCEPT ![f] =
+              IF m.orphan THEN NoMsg
+              ELSE FetchResp(l, f, "NONE", m.offset, m.records, m.hw, m.leo, FALSE, NoDivergence0,
+                             m.currentEpoch)]
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, isr, fetchState, produceEpoch, partitionEpoch,
+                   pendingIsr, ctrl, controllerQueue, alterPartition, nextId, crashes>>
 
 (* The follower applies a response only for its current fetch: from its    *)
 (* leader, in its epoch, at its LEO.  Data is appended (assigning epochs to *)
-(* the cache) and HW = min(leader HW, LEO).  OFFSET_OUT_OF_RANGE with a     *)
-(* leader LEO below ours truncates to the leader's LEO.  Anything else is   *)
-(* dropped.                                                                 *)
+(* the cache) and HW = min(leader HW, LEO).  divergingEpoch truncates by    *)
+(* the rule of OffsetsForLeaderEpoch's answer (truncateOnFetchResponse)    *)
+(* and the fetcher goes on fetching.  OFFSET_OUT_OF_RANGE with a leader LEO *)
+(* below ours truncates to the leader's LEO.  Anything else is dropped.    *)
 HandleFetchResponse(f) ==
     /\ inflight[f].type = "FetchResponse"
     /\ inflight' = [inflight EXCEPT ![f] = NoMsg]
     /\ LET m == inflight[f] IN
        IF AcceptsResponse(f, m) /\ fetchState[f] = "Fetching" /\ m.offset = LEO(f)
-       THEN IF m.error = "NONE"
+       THEN IF m.error = "NONE" /\ m.diverging
+            THEN LET t == TruncationTarget(f, m.divergingEpoch, m.offset)
+                 IN  /\ log' = [log EXCEPT ![f] = TruncLog(f, t.to)]
+                     /\ epochCache' = [epochCache EXCEPT ![f] = TruncCache(f, t.to)]
+                     /\ hw' = [hw EXCEPT ![f] = TruncHW(f, t.to)]
+            ELSE IF m.error = "NONE"
             THEN LET lg == log[f] \o m.records
                  IN  /\ log' = [log EXCEPT ![f] = lg]
                      /\ epochCache' = [epochCache EXCEPT ![f] = AppendToCache(epochCache[f], m.records, LEO(f))]
@@ -425,15 +642,20 @@ HandleFetchResponse(f) ==
                  /\ hw' = [hw EXCEPT ![f] = TruncHW(f, m.leo)]
             ELSE UNCHANGED <<log, epochCache, hw>>
        ELSE UNCHANGED <<log, epochCache, hw>>
-    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, fetchState, ctrl,
-                   controllerQueue, ghost>>
+    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, fetchState,
+                   produceEpoch, partitionEpoch, pendingIsr, ctrl, controllerQueue, alterPartition, ghost>>
 
 -----------------------------------------------------------------------------
-(* ISR changes: AlterPartition from the leader, a compare-and-set on the    *)
-(* controller's state fenced by leader epoch, so only the current leader    *)
-(* can change the ISR.  Shrink is nondeterministic (replica.lag.time.max.ms *)
-(* is time, which the spec abstracts); expand needs the follower caught up  *)
-(* to the HW and to the start of the leader's epoch (KAFKA-7128).           *)
+(* ISR changes.  Shrink is nondeterministic (replica.lag.time.max.ms is    *)
+(* time, which the spec abstracts); expand needs the follower caught up to  *)
+(* the HW and, per release, to the start of the leader's epoch             *)
+(* (KAFKA-7128) and alive (KIP-841).                                        *)
+(*                                                                         *)
+(* Synchronous releases (ZooKeeper): the leader's conditional write of the *)
+(* ISR succeeds only if it is the controller's current leader, and then    *)
+(* takes effect at once.  Asynchronous releases: the leader sends          *)
+(* AlterPartition with its leader and partition epochs and waits; only     *)
+(* one is in flight at a time.                                              *)
 
 CurrentLeader(l) ==
     /\ role[l] = "Leader"
@@ -444,27 +666,88 @@ EpochStart(l) ==
     LET es == {i \in 1..Len(epochCache[l]) : epochCache[l][i].epoch = leaderEpoch[l]}
     IN  IF es = {} THEN LEO(l) ELSE epochCache[l][CHOOSE i \in es : TRUE].start
 
+MayChangeIsr(l) ==
+    IF Rel.asyncIsr
+    THEN /\ role[l] = "Leader"
+         /\ pendingIsr[l] = {}
+         /\ alterPartition[l].type = "None"
+         /\ partitionEpoch[l] < MaxPartitionEpoch
+    ELSE CurrentLeader(l)
+
+ChangeIsr(l, s) ==
+    IF Rel.asyncIsr
+    THEN /\ pendingIsr' = [pendingIsr EXCEPT ![l] = s]
+         /\ alterPartition' = [alterPartition EXCEPT ![l] =
+                                 AlterPartitionReq(l, leaderEpoch[l], partitionEpoch[l], s)]
+         \* The maximal ISR is the larger of the two: a shrink is not in
+         \* effect yet, and adding a member cannot raise the HW.
+         /\ UNCHANGED <<isr, hw, ctrlIsr, acked, committed>>
+    ELSE /\ isr' = [isr EXCEPT ![l] = s]
+         /\ ctrlIsr' = s
+         /\ AdvanceHW(l, log[l], s, s, followerLeo[l], produceEpoch[l], leaderEpoch[l])
+         /\ UNCHANGED <<pendingIsr, alterPartition>>
+
 ShrinkIsr(l, f) ==
-    /\ CurrentLeader(l)
+    /\ MayChangeIsr(l)
     /\ f \in isr[l] \ {l}
-    /\ LET s == isr[l] \ {f}
-       IN  /\ isr' = [isr EXCEPT ![l] = s]
-           /\ ctrlIsr' = s
-           /\ AdvanceHW(l, log[l], s, followerLeo[l], leaderEpoch[l])
-    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState,
-                   ctrlLeader, ctrlEpoch, net, nextId, crashes>>
+    /\ ChangeIsr(l, isr[l] \ {f})
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState, produceEpoch,
+                   partitionEpoch, ctrlLeader, ctrlEpoch, ctrlPartitionEpoch, controllerQueue,
+                   inflight, nextId, crashes>>
 
 ExpandIsr(l, f) ==
-    /\ CurrentLeader(l)
+    /\ MayChangeIsr(l)
     /\ f \in Replicas \ isr[l]
+    /\ Rel.expandLiveOnly => Up(f)
     /\ followerLeo[l][f] >= hw[l]
-    /\ followerLeo[l][f] >= EpochStart(l)
-    /\ LET s == isr[l] \cup {f}
-       IN  /\ isr' = [isr EXCEPT ![l] = s]
-           /\ ctrlIsr' = s
-           /\ AdvanceHW(l, log[l], s, followerLeo[l], leaderEpoch[l])
-    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState,
-                   ctrlLeader, ctrlEpoch, net, nextId, crashes>>
+    /\ Rel.expandNeedsEpochStart => followerLeo[l][f] >= EpochStart(l)
+    /\ ChangeIsr(l, isr[l] \cup {f})
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState, produceEpoch,
+                   partitionEpoch, ctrlLeader, ctrlEpoch, ctrlPartitionEpoch, controllerQueue,
+                   inflight, nextId, crashes>>
+
+(* The controller decides an AlterPartition (KafkaController /             *)
+(* ReplicationControlManager): fenced unless l is its leader in the        *)
+(* request's leader epoch; rejected when the partition epoch is stale, or  *)
+(* when the new ISR adds a broker that is not alive (KIP-841).  A commit   *)
+(* bumps the partition epoch.                                               *)
+HandleAlterPartition(l) ==
+    /\ alterPartition[l].type = "AlterPartition"
+    /\ LET m   == alterPartition[l]
+           err == IF ctrlLeader # l \/ m.leaderEpoch # ctrlEpoch THEN "FENCED_LEADER_EPOCH"
+                  ELSE IF m.partitionEpoch # ctrlPartitionEpoch THEN "INVALID_UPDATE_VERSION"
+                  ELSE IF \E x \in m.isr \ ctrlIsr : ~Up(x) THEN "INELIGIBLE_REPLICA"
+                  ELSE "NONE"
+       IN  IF err = "NONE"
+           THEN /\ ctrlIsr' = m.isr
+                /\ ctrlPartitionEpoch' = ctrlPartitionEpoch + 1
+                /\ alterPartition' = [alterPartition EXCEPT ![l] =
+                       AlterPartitionResp("NONE", m.leaderEpoch, ctrlPartitionEpoch + 1, m.isr)]
+           ELSE /\ alterPartition' = [alterPartition EXCEPT ![l] =
+                       AlterPartitionResp(err, m.leaderEpoch, m.partitionEpoch, m.isr)]
+                /\ UNCHANGED <<ctrlIsr, ctrlPartitionEpoch>>
+    /\ UNCHANGED <<durable, volatile, ctrlLeader, ctrlEpoch, controllerQueue, inflight, ghost>>
+
+(* The leader applies the controller's answer to its pending proposal.     *)
+(* A commit becomes its ISR and partition epoch, and its HW moves over it. *)
+(* INELIGIBLE_REPLICA returns it to the committed state; a fenced or stale *)
+(* proposal stays pending until the LeaderAndIsr that must follow.         *)
+HandleAlterPartitionResponse(l) ==
+    /\ alterPartition[l].type = "AlterPartitionResponse"
+    /\ alterPartition' = [alterPartition EXCEPT ![l] = NoMsg]
+    /\ LET m == alterPartition[l] IN
+       IF role[l] = "Leader" /\ m.leaderEpoch = leaderEpoch[l] /\ pendingIsr[l] # {}
+       THEN IF m.error = "NONE"
+            THEN /\ isr' = [isr EXCEPT ![l] = m.isr]
+                 /\ partitionEpoch' = [partitionEpoch EXCEPT ![l] = m.partitionEpoch]
+                 /\ pendingIsr' = [pendingIsr EXCEPT ![l] = {}]
+                 /\ AdvanceHW(l, log[l], m.isr, m.isr, followerLeo[l], produceEpoch[l], leaderEpoch[l])
+            ELSE /\ pendingIsr' = [pendingIsr EXCEPT ![l] =
+                        IF m.error = "INELIGIBLE_REPLICA" THEN {} ELSE pendingIsr[l]]
+                 /\ UNCHANGED <<isr, partitionEpoch, hw, acked, committed>>
+       ELSE UNCHANGED <<isr, partitionEpoch, pendingIsr, hw, acked, committed>>
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState, produceEpoch,
+                   ctrl, controllerQueue, inflight, nextId, crashes>>
 
 -----------------------------------------------------------------------------
 (* Durability, crash and restart. *)
@@ -476,11 +759,25 @@ CheckpointHW(r) ==
     /\ hwCheckpoint' = [hwCheckpoint EXCEPT ![r] = hw[r]]
     /\ UNCHANGED <<log, epochCache, volatile, ctrl, net, ghost>>
 
-(* A crash loses all volatile state and every message to or from r (its    *)
-(* own fetcher's slot, and any follower's request to it or response from  *)
-(* it, so that follower can retry).  With                                  *)
-(* UnflushedLoss it may also lose any unflushed tail: keep is the number of *)
-(* records that survive.  The controller sees the broker go offline.       *)
+(* What a crash of r leaves in follower f's fetcher slot.  Where the       *)
+(* release has no broker epochs in Fetch, r's own fetch request (or the    *)
+(* leader's read of it) lives on as an orphan that the leader may still    *)
+(* serve and count (the KIP-903 case); everything else to or from r is     *)
+(* lost.                                                                    *)
+AfterCrash(r, f) ==
+    LET m == inflight[f] IN
+    IF f = r /\ Rel.staleFetchServed /\ m.type \in {"Fetch", "FetchRead"} /\ (m.type = "Fetch" => m.dst # r)
+       /\ (m.type = "FetchRead" => m.src # r)
+    THEN [m EXCEPT !.orphan = TRUE]
+    ELSE IF f = r \/ (m.type # "None" /\ r \in {m.src, m.dst}) THEN NoMsg
+    ELSE m
+
+(* A crash loses all volatile state and r's messages but its orphaned     *)
+(* fetch.  With UnflushedLoss it may also lose any unflushed tail: keep is  *)
+(* the number of records that survive.  The controller sees the broker go  *)
+(* offline: if r was its leader, the partition has no leader until an      *)
+(* election; under asynchronous ISR changes (KRaft) it fences r and takes  *)
+(* it out of the ISR, bumping the partition epoch, and tells the leader.   *)
 Crash(r, keep) ==
     /\ Up(r)
     /\ crashes < MaxCrashes
@@ -493,29 +790,42 @@ Crash(r, keep) ==
     /\ isr' = [isr EXCEPT ![r] = {}]
     /\ followerLeo' = [followerLeo EXCEPT ![r] = NoViews]
     /\ fetchState' = [fetchState EXCEPT ![r] = "None"]
-    /\ controllerQueue' = [controllerQueue EXCEPT ![r] = <<>>]
-    /\ inflight' = [f \in Replicas |->
-                     IF f = r \/ (inflight[f].type # "None" /\ r \in {inflight[f].src, inflight[f].dst})
-                     THEN NoMsg ELSE inflight[f]]
+    /\ produceEpoch' = [produceEpoch EXCEPT ![r] = -1]
+    /\ partitionEpoch' = [partitionEpoch EXCEPT ![r] = -1]
+    /\ pendingIsr' = [pendingIsr EXCEPT ![r] = {}]
+    /\ inflight' = [f \in Replicas |-> AfterCrash(r, f)]
+    /\ alterPartition' = [alterPartition EXCEPT ![r] = NoMsg]
     /\ crashes' = crashes + 1
-    /\ UNCHANGED <<epochCache, hwCheckpoint, ctrl, nextId, acked, committed>>
+    /\ LET fence == Rel.asyncIsr /\ ctrlLeader \notin {r, None} /\ r \in ctrlIsr
+           s     == ctrlIsr \ {r}
+           pe    == ctrlPartitionEpoch + 1
+       IN  /\ ctrlLeader' = IF ctrlLeader = r THEN None ELSE ctrlLeader
+           /\ ctrlIsr' = IF fence THEN s ELSE ctrlIsr
+           /\ ctrlPartitionEpoch' = IF fence THEN pe ELSE ctrlPartitionEpoch
+           /\ controllerQueue' = [x \in Replicas |->
+                 IF x = r THEN <<>>
+                 ELSE IF fence /\ Up(x) THEN Append(controllerQueue[x], LeaderAndIsrMsg(ctrlLeader, ctrlEpoch, s, pe))
+                 ELSE controllerQueue[x]]
+    /\ UNCHANGED <<epochCache, hwCheckpoint, ctrlEpoch, nextId, acked, committed>>
 
 (* Restart: HW = min(checkpoint, LEO) and the epoch cache is truncated to  *)
 (* the LEO (log recovery).  No truncation to HW here, even under           *)
 (* HighWatermark: Kafka 0.10 truncated in makeFollowers, which the         *)
 (* restarted broker reaches through LeaderAndIsr.  The controller sends    *)
-(* the current LeaderAndIsr, unless r was the leader: then the partition   *)
-(* is offline and needs an election (a new epoch) first.                   *)
+(* the current LeaderAndIsr when the partition has a leader (a live one:   *)
+(* a leader that dies is unset at once); otherwise it waits for an         *)
+(* election.                                                                *)
 Restart(r) ==
     /\ role[r] = "Offline"
     /\ hw' = [hw EXCEPT ![r] = Min(hwCheckpoint[r], LEO(r))]
     /\ epochCache' = [epochCache EXCEPT ![r] = TruncateFromEnd(epochCache[r], LEO(r))]
     /\ role' = [role EXCEPT ![r] = "Starting"]
     /\ controllerQueue' = [controllerQueue EXCEPT ![r] =
-                             IF ctrlLeader \notin {r, None}
-                             THEN <<LeaderAndIsrMsg(ctrlLeader, ctrlEpoch, ctrlIsr)>> ELSE <<>>]
-    /\ UNCHANGED <<log, hwCheckpoint, leaderEpoch, leader, isr, followerLeo, fetchState, ctrl,
-                   inflight, ghost>>
+                             IF ctrlLeader # None
+                             THEN <<LeaderAndIsrMsg(ctrlLeader, ctrlEpoch, ctrlIsr, ctrlPartitionEpoch)>>
+                             ELSE <<>>]
+    /\ UNCHANGED <<log, hwCheckpoint, leaderEpoch, leader, isr, followerLeo, fetchState,
+                   produceEpoch, partitionEpoch, pendingIsr, ctrl, inflight, alterPartition, ghost>>
 
 (* A lossy network may drop a fetcher's request or response (the fetcher   *)
 (* times out and retries).  Controller requests are never lost: the        *)
@@ -524,7 +834,7 @@ LoseMessage(f) ==
     /\ LossyNetwork
     /\ inflight[f].type # "None"
     /\ inflight' = [inflight EXCEPT ![f] = NoMsg]
-    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, ghost>>
+    /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, alterPartition, ghost>>
 
 -----------------------------------------------------------------------------
 Next ==
@@ -536,9 +846,12 @@ Next ==
     \/ \E f \in Replicas : HandleOffsetsForLeaderEpochResponse(f)
     \/ \E f \in Replicas : SendFetch(f)
     \/ \E l, f \in Replicas : HandleFetch(l, f)
+    \/ \E l, f \in Replicas : UpdateFollowerFetchState(l, f)
     \/ \E f \in Replicas : HandleFetchResponse(f)
     \/ \E l, f \in Replicas : ShrinkIsr(l, f)
     \/ \E l, f \in Replicas : ExpandIsr(l, f)
+    \/ \E l \in Replicas : HandleAlterPartition(l)
+    \/ \E l \in Replicas : HandleAlterPartitionResponse(l)
     \/ \E r \in Replicas : CheckpointHW(r)
     \/ \E r \in Replicas, k \in Offsets : Crash(r, k)
     \/ \E r \in Replicas : Restart(r)
@@ -565,19 +878,27 @@ TypeOK ==
     /\ isr \in [Replicas -> SUBSET Replicas]
     /\ followerLeo \in [Replicas -> [Replicas -> Offsets \cup {-1}]]
     /\ fetchState \in [Replicas -> {"None", "Truncating", "Fetching"}]
+    /\ produceEpoch \in [Replicas -> Epochs \cup {-1}]
+    /\ partitionEpoch \in [Replicas -> Nat \cup {-1}]
+    /\ pendingIsr \in [Replicas -> SUBSET Replicas]
     /\ ctrlLeader \in Replicas \cup {None}
     /\ ctrlEpoch \in Epochs \cup {-1}
     /\ ctrlIsr \in SUBSET Replicas
+    /\ ctrlPartitionEpoch \in Nat \cup {-1}
     /\ \A r \in Replicas : \A i \in 1..Len(controllerQueue[r]) :
            LET m == controllerQueue[r][i]
            IN  m.type = "LeaderAndIsr" /\ m.leader \in Replicas /\ m.epoch \in Epochs /\ m.isr \subseteq Replicas
     /\ \A f \in Replicas :
            LET m == inflight[f]
            IN  /\ m.type \in {"None", "OffsetsForLeaderEpoch", "OffsetsForLeaderEpochResponse",
-                              "Fetch", "FetchResponse"}
+                              "Fetch", "FetchRead", "FetchResponse"}
                /\ m.type \in {"Fetch", "OffsetsForLeaderEpoch"} => m.src = f /\ m.dst \in Replicas
-               /\ m.type \in {"FetchResponse", "OffsetsForLeaderEpochResponse"} =>
-                      m.dst = f /\ m.src \in Replicas /\ m.error \in Errors
+               /\ m.type \in {"FetchRead", "FetchResponse", "OffsetsForLeaderEpochResponse"} =>
+                      m.dst = f /\ m.src \in Replicas
+               /\ m.type \in {"FetchResponse", "OffsetsForLeaderEpochResponse"} => m.error \in Errors
+    /\ \A l \in Replicas :
+           alterPartition[l].type \in {"None", "AlterPartition", "AlterPartitionResponse"}
+           /\ (alterPartition[l].type = "AlterPartitionResponse" => alterPartition[l].error \in AlterErrors)
     /\ nextId \in 1..(MaxRecords + 1)
     /\ crashes \in 0..MaxCrashes
     /\ acked \subseteq [offset : Offsets, id : Ids]
@@ -600,8 +921,10 @@ EpochCacheWellFormed ==
         /\ Up(r) => \A i \in 1..Len(c) : c[i].start <= LEO(r)
 
 (* ... and consistent with the records: the entry covering offset o names   *)
-(* the epoch of the record at o.                                            *)
+(* the epoch of the record at o.  (A release without a cache has nothing   *)
+(* to check.)                                                               *)
 EpochCacheMatchesLog ==
+    Rel.cacheAssign # "None" =>
     \A r \in Replicas : Up(r) =>
         \A o \in 0..(LEO(r) - 1) :
             LET c == epochCache[r]
@@ -643,6 +966,16 @@ NoAckedLoss == ctrlLeader # None => \A a \in acked : HasRecord(ctrlLeader, a)
 (* below a leader's HW.                                                     *)
 NoVisibleLoss == ctrlLeader # None => \A c \in committed : HasRecord(ctrlLeader, c)
 
+(* StrongIsr (Gustafson's; Vanlightly's LeaderCandidateCompleteness): every *)
+(* committed record is in the log of every member of the controller's ISR, *)
+(* so whichever of them a clean election picks has it.                      *)
+StrongIsr == \A c \in committed : \A r \in ctrlIsr : HasRecord(r, c)
+
+(* No committed record is lost from every log at once: a loss that needs no *)
+(* further election to be final (NoVisibleLoss looks only at the           *)
+(* controller's leader).                                                    *)
+NoCommittedLossAnywhere == \A c \in committed : \E r \in Replicas : HasRecord(r, c)
+
 -----------------------------------------------------------------------------
 (* Reachability witnesses: each is expected to be VIOLATED, and the         *)
 (* violating trace is the witness that the situation is reachable, so the  *)
@@ -655,6 +988,27 @@ NeverAcked == acked = {}
 (* completed OffsetsForLeaderEpoch round trip.                             *)
 NeverEpochRoundTrip == ~\E r \in Replicas : role[r] = "Follower" /\ fetchState[r] = "Fetching"
 NeverRecoveredFromCrash == ~(crashes >= 1 /\ \A r \in Replicas : role[r] \in {"Leader", "Follower"})
+(* A committed record is held by a leader of a later epoch than the one    *)
+(* that wrote it: it survived a leader change.                              *)
+NeverCommittedSurvivesLeaderChange ==
+    ~\E r \in Replicas, c \in committed :
+        role[r] = "Leader" /\ HasRecord(r, c) /\ log[r][c.offset + 1].epoch < leaderEpoch[r]
+        /\ \E x \in Replicas : x # r /\ leaderEpoch[r] > 0
+(* Two live replicas hold different records at one offset. *)
+NeverTwoRecordsAtOneOffset ==
+    ~\E r, s \in Replicas, o \in 0..(MaxRecords - 1) :
+        Up(r) /\ Up(s) /\ o < Min(LEO(r), LEO(s)) /\ log[r][o + 1] # log[s][o + 1]
+(* The leader's HW advances while an AlterPartition of its is pending.     *)
+NeverHWAdvancesWhilePending == [][\A l \in Replicas :
+    (pendingIsr[l] # {} /\ pendingIsr'[l] = pendingIsr[l] /\ role'[l] = "Leader") => hw'[l] <= hw[l]]_vars
+(* The controller rejects an AlterPartition for a stale partition epoch.   *)
+NeverStalePartitionEpoch ==
+    ~\E l \in Replicas : alterPartition[l].type = "AlterPartitionResponse"
+                         /\ alterPartition[l].error = "INVALID_UPDATE_VERSION"
+(* A follower truncates on a divergingEpoch answer. *)
+NeverDivergingTruncation == [][\A f \in Replicas :
+    (inflight[f].type = "FetchResponse" /\ inflight[f].diverging /\ role'[f] # "Offline")
+        => Len(log'[f]) >= Len(log[f])]_vars
 (* An action property: no live replica's log ever gets shorter. *)
 NoTruncation == \A r \in Replicas : role'[r] # "Offline" => Len(log'[r]) >= Len(log[r])
 NeverTruncates == [][NoTruncation]_vars
