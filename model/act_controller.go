@@ -2,7 +2,8 @@ package model
 
 import "slices"
 
-// elect mirrors Elect(r): the controller elects r and bumps the leader epoch.
+// elect mirrors Elect(r): the controller elects r and bumps the leader epoch
+// and the partition epoch.
 func elect(cfg *Config, s *State, r int) (State, bool) {
 	name := cfg.Replicas[r]
 	if !s.Up(r) || s.CtrlEpoch >= cfg.MaxEpoch {
@@ -30,23 +31,32 @@ func elect(cfg *Config, s *State, r int) (State, bool) {
 	} else {
 		newIsr = []Replica{name}
 	}
-	e := s.CtrlEpoch + 1
+	e, pe := s.CtrlEpoch+1, s.CtrlPartitionEpoch+1
 	t := *s
 	t.CtrlLeader = name
 	t.CtrlEpoch = e
 	t.CtrlIsr = newIsr
-	m := LeaderAndIsrMsg(name, e, newIsr)
-	t.ControllerQueue = slices.Clone(s.ControllerQueue)
-	for x := range t.ControllerQueue {
-		if s.Up(x) {
-			t.ControllerQueue[x] = append(slices.Clip(s.ControllerQueue[x]), m)
-		}
-	}
+	t.CtrlPartitionEpoch = pe
+	t.ControllerQueue = sendToLive(s, LeaderAndIsrMsg(name, e, newIsr, pe), -1)
 	return t, true
 }
 
+// sendToLive appends m to the controller queue of every live broker but
+// skip, copy-on-write.
+func sendToLive(s *State, m Msg, skip int) [][]Msg {
+	q := slices.Clone(s.ControllerQueue)
+	for x := range q {
+		if x != skip && s.Up(x) {
+			q[x] = append(slices.Clip(s.ControllerQueue[x]), m)
+		}
+	}
+	return q
+}
+
 // handleLeaderAndIsr mirrors HandleLeaderAndIsr(r): r consumes the head of
-// its controller queue, and applies it only if its epoch is newer.
+// its controller queue and applies it if its epoch is newer (as follower, only
+// if the named leader is up), or if it only brings the leader a newer
+// partition epoch.
 func handleLeaderAndIsr(cfg *Config, s *State, r int) (State, bool) {
 	q := s.ControllerQueue[r]
 	if len(q) == 0 {
@@ -55,42 +65,77 @@ func handleLeaderAndIsr(cfg *Config, s *State, r int) (State, bool) {
 	m := q[0]
 	t := *s
 	t.ControllerQueue = with(s.ControllerQueue, r, q[1:len(q):len(q)])
-	if m.Epoch > s.LeaderEpoch[r] {
-		if m.Leader == cfg.Replicas[r] {
-			BecomeLeader(cfg, s, &t, r, m)
-		} else {
-			BecomeFollower(cfg, s, &t, r, m)
-		}
+	self := cfg.Replicas[r]
+	switch {
+	case m.Epoch > s.LeaderEpoch[r] && m.Leader == self:
+		BecomeLeader(cfg, s, &t, r, m)
+	case m.Epoch > s.LeaderEpoch[r] && s.Up(cfg.Index(m.Leader)):
+		BecomeFollower(cfg, s, &t, r, m)
+	case m.Epoch == s.LeaderEpoch[r] && m.Leader == self && s.Role[r] == Leader &&
+		m.PartitionEpoch > s.PartitionEpoch[r]:
+		UpdateIsr(cfg, s, &t, r, m)
 	}
 	return t, true
 }
 
-// BecomeLeader mirrors BecomeLeader(r, m), writing the primed variables into t.
+// BecomeLeader mirrors BecomeLeader(r, m), writing the primed variables into
+// t. A leader re-elected without a break (isNewLeader false) keeps its views
+// of its followers and its waiting produce requests.
 func BecomeLeader(cfg *Config, s, t *State, r int, m Msg) {
-	t.EpochCache = with(s.EpochCache, r, Assign(s.EpochCache[r], m.Epoch, s.LEO(r)))
+	isNewLeader := s.Role[r] != Leader
+	if cfg.Rel().LeaderEntry == "BecomeLeader" {
+		t.EpochCache = with(s.EpochCache, r, Assign(cfg, s.EpochCache[r], m.Epoch, s.LEO(r)))
+	}
+	views, from := s.FollowerLeo[r], s.ProduceEpoch[r]
+	if isNewLeader {
+		views, from = NoViews(cfg), m.Epoch
+	}
 	t.Role = with(s.Role, r, Leader)
 	t.LeaderEpoch = with(s.LeaderEpoch, r, m.Epoch)
 	t.Leader = with(s.Leader, r, cfg.Replicas[r])
 	t.Isr = with(s.Isr, r, m.Isr)
-	views := NoViews(cfg)
 	t.FollowerLeo = with(s.FollowerLeo, r, views)
 	t.FetchState = with(s.FetchState, r, FetchNone)
-	AdvanceHW(cfg, s, t, r, s.Log[r], m.Isr, views, -1)
+	t.ProduceEpoch = with(s.ProduceEpoch, r, from)
+	t.PartitionEpoch = with(s.PartitionEpoch, r, m.PartitionEpoch)
+	t.PendingIsr = with(s.PendingIsr, r, nil)
+	AdvanceHW(cfg, s, t, r, s.Log[r], m.Isr, m.Isr, views, from, m.Epoch)
 }
 
-// BecomeFollower mirrors BecomeFollower(r, m), writing the primed variables into t.
+// BecomeFollower mirrors BecomeFollower(r, m), writing the primed variables
+// into t. Partition.makeFollower restarts the fetcher for a new leader or,
+// per release, for any new epoch; a restarted fetcher reconciles per release.
 func BecomeFollower(cfg *Config, s, t *State, r int, m Msg) {
+	rel := cfg.Rel()
+	restart := rel.RestartFetcherOn == "EpochChange" || s.Leader[r] != m.Leader
 	t.Role = with(s.Role, r, Follower)
 	t.LeaderEpoch = with(s.LeaderEpoch, r, m.Epoch)
 	t.Leader = with(s.Leader, r, m.Leader)
 	t.Isr = with(s.Isr, r, nil)
 	t.FollowerLeo = with(s.FollowerLeo, r, NoViews(cfg))
-	if cfg.Truncation == HighWatermark {
-		// Kafka <= 0.10.2: truncate to the local HW, then fetch from there.
+	t.ProduceEpoch = with(s.ProduceEpoch, r, -1)
+	t.PartitionEpoch = with(s.PartitionEpoch, r, -1)
+	t.PendingIsr = with(s.PendingIsr, r, nil)
+	switch {
+	case restart && rel.Reconcile == "TruncateToHW":
+		// Kafka 0.10.2: truncate to the local HW, then fetch from there.
 		t.Log = with(s.Log, r, TruncLog(s, r, s.Hw[r]))
 		t.EpochCache = with(s.EpochCache, r, TruncCache(s, r, s.Hw[r]))
 		t.FetchState = with(s.FetchState, r, Fetching)
-	} else {
+	case !restart:
+		// the fetcher goes on as it was
+	case rel.Reconcile == "DivergingEpoch":
+		t.FetchState = with(s.FetchState, r, Fetching)
+	default:
 		t.FetchState = with(s.FetchState, r, Truncating)
 	}
+}
+
+// UpdateIsr mirrors UpdateIsr(r, m): a LeaderAndIsr in the leader's epoch
+// with a newer partition epoch (the controller fenced a follower).
+func UpdateIsr(cfg *Config, s, t *State, r int, m Msg) {
+	t.Isr = with(s.Isr, r, m.Isr)
+	t.PartitionEpoch = with(s.PartitionEpoch, r, m.PartitionEpoch)
+	t.PendingIsr = with(s.PendingIsr, r, nil)
+	AdvanceHW(cfg, s, t, r, s.Log[r], m.Isr, m.Isr, s.FollowerLeo[r], s.ProduceEpoch[r], s.LeaderEpoch[r])
 }

@@ -12,8 +12,28 @@ func checkpointHW(cfg *Config, s *State, r int) (State, bool) {
 	return t, true
 }
 
+// afterCrash mirrors AfterCrash(r, f): what a crash of r leaves in f's slot.
+// Where the release serves stale fetches, r's own fetch request (or the
+// leader's read of it) lives on as an orphan; everything else to or from r is
+// lost.
+func afterCrash(cfg *Config, s *State, r, f int) Msg {
+	m := s.Inflight[f]
+	name := cfg.Replicas[r]
+	if f == r && cfg.Rel().StaleFetchServed &&
+		((m.Type == MsgFetch && m.Dst != name) || (m.Type == MsgFetchRead && m.Src != name)) {
+		m.Orphan = true
+		return m
+	}
+	if f == r || (m.Type != MsgNone && (m.Src == name || m.Dst == name)) {
+		return NoMsg
+	}
+	return m
+}
+
 // crash mirrors Crash(r, keep): r loses its volatile state, every message to
-// or from it, and (with UnflushedLoss) all but keep records of its log.
+// or from it but an orphaned fetch, and (with UnflushedLoss) all but keep
+// records of its log. The controller unsets a dead leader; under asynchronous
+// ISR changes it fences a dead ISR follower out of the ISR.
 func crash(cfg *Config, s *State, r, keep int) (State, bool) {
 	if !s.Up(r) || s.Crashes >= cfg.MaxCrashes {
 		return State{}, false
@@ -38,22 +58,36 @@ func crash(cfg *Config, s *State, r, keep int) (State, bool) {
 	t.Isr = with(s.Isr, r, nil)
 	t.FollowerLeo = with(s.FollowerLeo, r, NoViews(cfg))
 	t.FetchState = with(s.FetchState, r, FetchNone)
-	t.ControllerQueue = with(s.ControllerQueue, r, nil)
+	t.ProduceEpoch = with(s.ProduceEpoch, r, -1)
+	t.PartitionEpoch = with(s.PartitionEpoch, r, -1)
+	t.PendingIsr = with(s.PendingIsr, r, nil)
 	t.Inflight = make([]Msg, len(s.Inflight))
-	for f, m := range s.Inflight {
-		if f == r || (m.Type != MsgNone && (m.Src == name || m.Dst == name)) {
-			t.Inflight[f] = NoMsg
-		} else {
-			t.Inflight[f] = m
-		}
+	for f := range s.Inflight {
+		t.Inflight[f] = afterCrash(cfg, s, r, f)
 	}
+	t.AlterPartition = with(s.AlterPartition, r, NoMsg)
 	t.Crashes = s.Crashes + 1
+	fence := cfg.Rel().AsyncIsr && s.CtrlLeader != name && s.CtrlLeader != None && Contains(s.CtrlIsr, name)
+	if s.CtrlLeader == name {
+		t.CtrlLeader = None
+	}
+	t.ControllerQueue = with(s.ControllerQueue, r, nil)
+	if fence {
+		isr := Remove(s.CtrlIsr, name)
+		pe := s.CtrlPartitionEpoch + 1
+		t.CtrlIsr = isr
+		t.CtrlPartitionEpoch = pe
+		// Up(x) is read in the unprimed state, where r is still up: skip it.
+		q := sendToLive(s, LeaderAndIsrMsg(s.CtrlLeader, s.CtrlEpoch, isr, pe), r)
+		q[r] = nil
+		t.ControllerQueue = q
+	}
 	return t, true
 }
 
 // restart mirrors Restart(r): HW = min(checkpoint, LEO), the epoch cache is
-// truncated to the LEO, and the controller re-sends the current LeaderAndIsr
-// unless r was the leader it elected last.
+// truncated to the LEO, and the controller sends the current LeaderAndIsr
+// when the partition has a leader.
 func restart(cfg *Config, s *State, r int) (State, bool) {
 	if s.Role[r] != Offline {
 		return State{}, false
@@ -63,8 +97,8 @@ func restart(cfg *Config, s *State, r int) (State, bool) {
 	t.EpochCache = with(s.EpochCache, r, TruncateFromEnd(s.EpochCache[r], s.LEO(r)))
 	t.Role = with(s.Role, r, Starting)
 	var q []Msg
-	if s.CtrlLeader != cfg.Replicas[r] && s.CtrlLeader != None {
-		q = []Msg{LeaderAndIsrMsg(s.CtrlLeader, s.CtrlEpoch, s.CtrlIsr)}
+	if s.CtrlLeader != None {
+		q = []Msg{LeaderAndIsrMsg(s.CtrlLeader, s.CtrlEpoch, s.CtrlIsr, s.CtrlPartitionEpoch)}
 	}
 	t.ControllerQueue = with(s.ControllerQueue, r, q)
 	return t, true

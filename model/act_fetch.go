@@ -1,45 +1,79 @@
 package model
 
-// Replication: Fetch and its response.
+// Replication: Fetch, the leader's read, its update of the follower's fetch
+// state, and the response.
 
-// sendFetch mirrors SendFetch(f).
+// sendFetch mirrors SendFetch(f): a fetch from f's LEO, with lastFetchedEpoch
+// under DivergingEpoch.
 func sendFetch(cfg *Config, s *State, f int) (State, bool) {
 	if s.Role[f] != Follower || s.FetchState[f] != Fetching || s.Inflight[f].Type != MsgNone {
 		return State{}, false
 	}
+	lfe := -1
+	if cfg.Rel().Reconcile == "DivergingEpoch" {
+		lfe = LatestEpoch(s.EpochCache[f])
+	}
 	t := *s
-	t.Inflight = with(s.Inflight, f, FetchReq(cfg.Replicas[f], s.Leader[f], s.LEO(f), s.LeaderEpoch[f]))
+	t.Inflight = with(s.Inflight, f, FetchReq(cfg.Replicas[f], s.Leader[f], s.LEO(f), lfe, s.LeaderEpoch[f], false))
 	return t, true
 }
 
-// handleFetch mirrors HandleFetch(l, f): leader l serves f's fetch, learning
-// f's fetch offset (which may move its HW) and answering with the records from
-// that offset and its new HW.
+// handleFetch mirrors HandleFetch(l, f): leader l reads for f's fetch (records
+// from its offset and l's HW before this fetch's update), or answers at once
+// with an error or a divergingEpoch.
 func handleFetch(cfg *Config, s *State, l, f int) (State, bool) {
 	if !RequestAt(cfg, s, f, l, MsgFetch) || !s.Up(l) {
 		return State{}, false
 	}
 	m := s.Inflight[f]
 	err := RequestError(cfg, s, l, m)
-	if err == ErrNone && m.Offset > s.LEO(l) {
+	eo := EndOffsetFor(s.EpochCache[l], s.LEO(l), m.LastFetchedEpoch)
+	div := err == ErrNone && m.LastFetchedEpoch != -1 &&
+		(eo.Epoch < m.LastFetchedEpoch || eo.Offset < m.Offset)
+	if err == ErrNone && !div && m.Offset > s.LEO(l) {
 		err = ErrOffsetOutOfRange
 	}
 	t := *s
 	lname, fname := cfg.Replicas[l], cfg.Replicas[f]
-	if err != ErrNone {
-		t.Inflight = with(s.Inflight, f, FetchResp(lname, fname, err, m.Offset, nil, -1, s.LEO(l), m.CurrentEpoch))
-		return t, true
+	switch {
+	case err == ErrNone && !div:
+		lg := s.Log[l]
+		recs := lg[m.Offset:len(lg):len(lg)] // SubSeq(log[l], m.offset + 1, LEO(l)), shared read-only
+		if len(recs) == 0 {
+			recs = nil
+		}
+		t.Inflight = with(s.Inflight, f, FetchRead(lname, fname, m.Offset, recs, s.Hw[l], s.LEO(l), m.CurrentEpoch, m.Orphan))
+	case m.Orphan:
+		t.Inflight = with(s.Inflight, f, NoMsg)
+	default:
+		dv := NoDivergence0
+		if div {
+			dv = eo
+		}
+		t.Inflight = with(s.Inflight, f, FetchResp(lname, fname, err, m.Offset, nil, -1, s.LEO(l), div, dv, m.CurrentEpoch))
 	}
-	views := with(s.FollowerLeo[l], f, m.Offset)
-	nw := NewHW(cfg, l, s.Log[l], s.Isr[l], views, s.Hw[l])
-	t.FollowerLeo = with(s.FollowerLeo, l, views)
-	AdvanceHW(cfg, s, &t, l, s.Log[l], s.Isr[l], views, s.LeaderEpoch[l])
-	lg := s.Log[l]
-	recs := lg[m.Offset:len(lg):len(lg)] // SubSeq(log[l], m.offset + 1, LEO(l)), shared read-only
-	if len(recs) == 0 {
-		recs = nil
+	return t, true
+}
+
+// updateFollowerFetchState mirrors UpdateFollowerFetchState(l, f): leader l
+// records f's fetch offset as its LEO (its HW may advance), then the response
+// goes out with what was read; nowhere for an orphan.
+func updateFollowerFetchState(cfg *Config, s *State, l, f int) (State, bool) {
+	m := s.Inflight[f]
+	if m.Type != MsgFetchRead || m.Src != cfg.Replicas[l] {
+		return State{}, false
 	}
-	t.Inflight = with(s.Inflight, f, FetchResp(lname, fname, ErrNone, m.Offset, recs, nw, s.LEO(l), m.CurrentEpoch))
+	t := *s
+	if s.Role[l] == Leader {
+		views := with(s.FollowerLeo[l], f, m.Offset)
+		t.FollowerLeo = with(s.FollowerLeo, l, views)
+		AdvanceHW(cfg, s, &t, l, s.Log[l], s.Isr[l], MaximalIsr(s, l), views, s.ProduceEpoch[l], s.LeaderEpoch[l])
+	}
+	if m.Orphan {
+		t.Inflight = with(s.Inflight, f, NoMsg)
+	} else {
+		t.Inflight = with(s.Inflight, f, FetchResp(m.Src, m.Dst, ErrNone, m.Offset, m.Records, m.Hw, m.Leo, false, NoDivergence0, m.CurrentEpoch))
+	}
 	return t, true
 }
 
@@ -57,13 +91,18 @@ func handleFetchResponse(cfg *Config, s *State, f int) (State, bool) {
 		return t, true
 	}
 	switch {
+	case m.Error == ErrNone && m.Diverging:
+		tg := TruncationTarget(cfg, s, f, m.DivergingEpoch, m.Offset)
+		t.Log = with(s.Log, f, TruncLog(s, f, tg.To))
+		t.EpochCache = with(s.EpochCache, f, TruncCache(s, f, tg.To))
+		t.Hw = with(s.Hw, f, TruncHW(s, f, tg.To))
 	case m.Error == ErrNone:
 		old := s.Log[f]
 		lg := make([]Record, len(old)+len(m.Records))
 		copy(lg, old)
 		copy(lg[len(old):], m.Records)
 		t.Log = with(s.Log, f, lg)
-		t.EpochCache = with(s.EpochCache, f, AppendToCache(s.EpochCache[f], m.Records, len(old)))
+		t.EpochCache = with(s.EpochCache, f, AppendToCache(cfg, s.EpochCache[f], m.Records, len(old)))
 		t.Hw = with(s.Hw, f, min(m.Hw, len(lg)))
 	case m.Error == ErrOffsetOutOfRange && m.Leo < s.LEO(f):
 		t.Log = with(s.Log, f, TruncLog(s, f, m.Leo))

@@ -1,37 +1,104 @@
 package model
 
-// ISR changes: AlterPartition from the current leader, a compare-and-set on
-// the controller's ISR.
+// ISR changes: the leader's decision (ShrinkIsr, ExpandIsr), taking effect at
+// once in the synchronous releases and as an AlterPartition proposal in the
+// asynchronous one; the controller's decision and the leader's handling of it.
+
+// changeIsr mirrors ChangeIsr(l, isr), writing into t.
+func changeIsr(cfg *Config, s, t *State, l int, isr []Replica) {
+	if cfg.Rel().AsyncIsr {
+		t.PendingIsr = with(s.PendingIsr, l, isr)
+		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionReq(s.LeaderEpoch[l], s.PartitionEpoch[l], isr))
+		return
+	}
+	t.Isr = with(s.Isr, l, isr)
+	t.CtrlIsr = isr
+	AdvanceHW(cfg, s, t, l, s.Log[l], isr, isr, s.FollowerLeo[l], s.ProduceEpoch[l], s.LeaderEpoch[l])
+}
 
 // shrinkIsr mirrors ShrinkIsr(l, f).
 func shrinkIsr(cfg *Config, s *State, l, f int) (State, bool) {
 	fname := cfg.Replicas[f]
-	if !CurrentLeader(cfg, s, l) || f == l || !Contains(s.Isr[l], fname) {
+	if !MayChangeIsr(cfg, s, l) || f == l || !Contains(s.Isr[l], fname) {
 		return State{}, false
 	}
-	isr := Remove(s.Isr[l], fname)
 	t := *s
-	t.Isr = with(s.Isr, l, isr)
-	t.CtrlIsr = isr
-	AdvanceHW(cfg, s, &t, l, s.Log[l], isr, s.FollowerLeo[l], s.LeaderEpoch[l])
+	changeIsr(cfg, s, &t, l, Remove(s.Isr[l], fname))
 	return t, true
 }
 
-// expandIsr mirrors ExpandIsr(l, f): f is caught up to the HW and to the
-// start of the leader's epoch (KAFKA-7128).
+// expandIsr mirrors ExpandIsr(l, f): f is caught up to the HW and, per
+// release, to the start of the leader's epoch (KAFKA-7128) and alive
+// (KIP-841).
 func expandIsr(cfg *Config, s *State, l, f int) (State, bool) {
 	fname := cfg.Replicas[f]
-	if !CurrentLeader(cfg, s, l) || Contains(s.Isr[l], fname) {
+	rel := cfg.Rel()
+	if !MayChangeIsr(cfg, s, l) || Contains(s.Isr[l], fname) {
+		return State{}, false
+	}
+	if rel.ExpandLiveOnly && !s.Up(f) {
 		return State{}, false
 	}
 	view := s.FollowerLeo[l][f]
-	if view < s.Hw[l] || view < EpochStart(s, l) {
+	if view < s.Hw[l] || (rel.ExpandNeedsEpochStart && view < EpochStart(s, l)) {
 		return State{}, false
 	}
-	isr := Insert(s.Isr[l], fname)
 	t := *s
-	t.Isr = with(s.Isr, l, isr)
-	t.CtrlIsr = isr
-	AdvanceHW(cfg, s, &t, l, s.Log[l], isr, s.FollowerLeo[l], s.LeaderEpoch[l])
+	changeIsr(cfg, s, &t, l, Insert(s.Isr[l], fname))
+	return t, true
+}
+
+// handleAlterPartition mirrors HandleAlterPartition(l): the controller's
+// decision on l's proposal.
+func handleAlterPartition(cfg *Config, s *State, l int) (State, bool) {
+	m := s.AlterPartition[l]
+	if m.Type != MsgAlterPartition {
+		return State{}, false
+	}
+	err := ErrNone
+	switch {
+	case s.CtrlLeader != cfg.Replicas[l] || m.LeaderEpoch != s.CtrlEpoch:
+		err = ErrFencedLeaderEpoch
+	case m.PartitionEpoch != s.CtrlPartitionEpoch:
+		err = ErrInvalidUpdateVersion
+	default:
+		for _, x := range m.Isr {
+			if !Contains(s.CtrlIsr, x) && !s.Up(cfg.Index(x)) {
+				err = ErrIneligibleReplica
+				break
+			}
+		}
+	}
+	t := *s
+	if err == ErrNone {
+		t.CtrlIsr = m.Isr
+		t.CtrlPartitionEpoch = s.CtrlPartitionEpoch + 1
+		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionResp(ErrNone, m.LeaderEpoch, s.CtrlPartitionEpoch+1, m.Isr))
+	} else {
+		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionResp(err, m.LeaderEpoch, m.PartitionEpoch, m.Isr))
+	}
+	return t, true
+}
+
+// handleAlterPartitionResponse mirrors HandleAlterPartitionResponse(l).
+func handleAlterPartitionResponse(cfg *Config, s *State, l int) (State, bool) {
+	m := s.AlterPartition[l]
+	if m.Type != MsgAlterPartitionResponse {
+		return State{}, false
+	}
+	t := *s
+	t.AlterPartition = with(s.AlterPartition, l, NoMsg)
+	if s.Role[l] != Leader || m.LeaderEpoch != s.LeaderEpoch[l] || len(s.PendingIsr[l]) == 0 {
+		return t, true
+	}
+	switch m.Error {
+	case ErrNone:
+		t.Isr = with(s.Isr, l, m.Isr)
+		t.PartitionEpoch = with(s.PartitionEpoch, l, m.PartitionEpoch)
+		t.PendingIsr = with(s.PendingIsr, l, nil)
+		AdvanceHW(cfg, s, &t, l, s.Log[l], m.Isr, m.Isr, s.FollowerLeo[l], s.ProduceEpoch[l], s.LeaderEpoch[l])
+	case ErrIneligibleReplica:
+		t.PendingIsr = with(s.PendingIsr, l, nil)
+	}
 	return t, true
 }

@@ -1,6 +1,6 @@
 package model
 
-// The truncation phase of the epoch policies: OffsetsForLeaderEpoch.
+// The truncation phase of OffsetsForLeaderEpoch: Kip101 and LeaderEpoch.
 
 // sendOffsetsForLeaderEpoch mirrors SendOffsetsForLeaderEpoch(f).
 func sendOffsetsForLeaderEpoch(cfg *Config, s *State, f int) (State, bool) {
@@ -24,7 +24,7 @@ func handleOffsetsForLeaderEpoch(cfg *Config, s *State, l, f int) (State, bool) 
 	switch {
 	case err != ErrNone:
 		ans = EpochOffset{-1, -1}
-	case cfg.Truncation == Kip101:
+	case cfg.Rel().Reconcile == "OffsetsForLeaderEpochV0":
 		ans = EpochOffset{-1, Kip101EndOffset(s.EpochCache[l], s.LEO(l), m.Epoch)}
 	default:
 		ans = EndOffsetFor(s.EpochCache[l], s.LEO(l), m.Epoch)
@@ -44,7 +44,8 @@ func handleOffsetsForLeaderEpochResponse(cfg *Config, s *State, f int) (State, b
 	t := *s
 	t.Inflight = with(s.Inflight, f, NoMsg)
 	if AcceptsResponse(s, f, m) && s.FetchState[f] == Truncating && m.Error == ErrNone {
-		tg := TruncationTarget(cfg, s, f, m)
+		// A truncating fetcher's fetch offset is its HW (see the spec).
+		tg := TruncationTarget(cfg, s, f, EpochOffset{m.Epoch, m.Offset}, s.Hw[f])
 		t.Log = with(s.Log, f, TruncLog(s, f, tg.To))
 		t.EpochCache = with(s.EpochCache, f, TruncCache(s, f, tg.To))
 		t.Hw = with(s.Hw, f, TruncHW(s, f, tg.To))

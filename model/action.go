@@ -16,9 +16,12 @@ const (
 	HandleOffsetsForLeaderEpochResponse
 	SendFetch
 	HandleFetch
+	UpdateFollowerFetchState
 	HandleFetchResponse
 	ShrinkIsr
 	ExpandIsr
+	HandleAlterPartition
+	HandleAlterPartitionResponse
 	CheckpointHW
 	Crash
 	Restart
@@ -28,12 +31,13 @@ const (
 
 var kindNames = [...]string{"", "Elect", "HandleLeaderAndIsr", "Produce", "SendOffsetsForLeaderEpoch",
 	"HandleOffsetsForLeaderEpoch", "HandleOffsetsForLeaderEpochResponse", "SendFetch",
-	"HandleFetch", "HandleFetchResponse", "ShrinkIsr", "ExpandIsr", "CheckpointHW", "Crash",
+	"HandleFetch", "UpdateFollowerFetchState", "HandleFetchResponse", "ShrinkIsr", "ExpandIsr",
+	"HandleAlterPartition", "HandleAlterPartitionResponse", "CheckpointHW", "Crash",
 	"Restart", "LoseMessage"}
 
 // kindParams are each action operator's formal parameters, in order.
 var kindParams = [...][]string{nil, {"r"}, {"r"}, {"l"}, {"f"}, {"l", "f"}, {"f"}, {"f"},
-	{"l", "f"}, {"f"}, {"l", "f"}, {"l", "f"}, {"r"}, {"r", "keep"}, {"r"}, {"f"}}
+	{"l", "f"}, {"l", "f"}, {"f"}, {"l", "f"}, {"l", "f"}, {"l"}, {"l"}, {"r"}, {"r", "keep"}, {"r"}, {"f"}}
 
 func (k ActionKind) String() string {
 	if int(k) < len(kindNames) {
@@ -87,11 +91,11 @@ func (a Action) String() string {
 	switch a.Kind {
 	case Elect, HandleLeaderAndIsr, CheckpointHW, Restart:
 		return fmt.Sprintf("%s(%s)", a.Kind, a.R)
-	case Produce:
+	case Produce, HandleAlterPartition, HandleAlterPartitionResponse:
 		return fmt.Sprintf("%s(%s)", a.Kind, a.L)
 	case SendOffsetsForLeaderEpoch, HandleOffsetsForLeaderEpochResponse, SendFetch, HandleFetchResponse, LoseMessage:
 		return fmt.Sprintf("%s(%s)", a.Kind, a.F)
-	case HandleOffsetsForLeaderEpoch, HandleFetch, ShrinkIsr, ExpandIsr:
+	case HandleOffsetsForLeaderEpoch, HandleFetch, UpdateFollowerFetchState, ShrinkIsr, ExpandIsr:
 		return fmt.Sprintf("%s(%s,%s)", a.Kind, a.L, a.F)
 	case Crash:
 		return fmt.Sprintf("%s(%s,%d)", a.Kind, a.R, a.Keep)

@@ -209,20 +209,29 @@ func TestFetchAndHW(t *testing.T) {
 	expect(t, cfg, s, true, "SendFetch(r2)")
 	s = do(t, cfg, s, "SendFetch(r2)")
 	expect(t, cfg, s, false, "SendFetch(r2)", "HandleFetchResponse(r2)", "HandleFetch(r2,r2)")
-	s = do(t, cfg, s, "HandleFetch(r1,r2)") // r2 fetched at 0: HW = min(1, 0) = 0
+	s = do(t, cfg, s, "HandleFetch(r1,r2)") // the read: records and the HW before the update
+	if s.Inflight[1].Type != MsgFetchRead || len(s.Inflight[1].Records) != 1 || s.Inflight[1].Hw != 0 {
+		t.Fatalf("read %v", s.Inflight[1])
+	}
+	expect(t, cfg, s, false, "HandleFetchResponse(r2)", "UpdateFollowerFetchState(r2,r2)")
+	s = do(t, cfg, s, "UpdateFollowerFetchState(r1,r2)") // r2 fetched at 0: HW = min(1, 0) = 0
 	if s.Hw[0] != 0 || s.Inflight[1].Type != MsgFetchResponse || len(s.Inflight[1].Records) != 1 {
 		t.Fatalf("hw %d response %v", s.Hw[0], s.Inflight[1])
 	}
-	s = do(t, cfg, s, "HandleFetchResponse(r2)", "SendFetch(r2)", "HandleFetch(r1,r2)")
+	s = do(t, cfg, s, "HandleFetchResponse(r2)", "SendFetch(r2)", "HandleFetch(r1,r2)", "UpdateFollowerFetchState(r1,r2)")
 	if s.Hw[0] != 1 || len(s.Committed) != 1 || len(s.Acked) != 1 {
 		t.Fatalf("r2 fetched at 1: hw %d committed %v acked %v", s.Hw[0], s.Committed, s.Acked)
 	}
-	if s.Hw[1] != 0 {
-		t.Fatalf("the follower learns the HW a round later: %d", s.Hw[1])
+	if s.Hw[1] != 0 || s.Inflight[1].Hw != 0 {
+		t.Fatalf("the response carries the HW from before this fetch's update: follower %d, response %d", s.Hw[1], s.Inflight[1].Hw)
 	}
 	s = do(t, cfg, s, "HandleFetchResponse(r2)")
-	if s.Hw[1] != 1 || s.LEO(1) != 1 {
-		t.Fatalf("follower hw %d leo %d", s.Hw[1], s.LEO(1))
+	if s.Hw[1] != 0 || s.LEO(1) != 1 {
+		t.Fatalf("follower hw %d leo %d: a round behind", s.Hw[1], s.LEO(1))
+	}
+	s = do(t, cfg, s, "SendFetch(r2)", "HandleFetch(r1,r2)", "UpdateFollowerFetchState(r1,r2)", "HandleFetchResponse(r2)")
+	if s.Hw[1] != 1 {
+		t.Fatalf("follower hw %d, want 1 two rounds later", s.Hw[1])
 	}
 }
 
@@ -234,7 +243,7 @@ func TestIsrChanges(t *testing.T) {
 	s = do(t, cfg, s, "ShrinkIsr(r1,r2)")
 	expect(t, cfg, s, false, "ExpandIsr(r1,r2)") // r1 has no view of r2's LEO yet (-1)
 	s = do(t, cfg, s, "SendOffsetsForLeaderEpoch(r2)", "HandleOffsetsForLeaderEpoch(r1,r2)",
-		"HandleOffsetsForLeaderEpochResponse(r2)", "SendFetch(r2)", "HandleFetch(r1,r2)")
+		"HandleOffsetsForLeaderEpochResponse(r2)", "SendFetch(r2)", "HandleFetch(r1,r2)", "UpdateFollowerFetchState(r1,r2)")
 	expect(t, cfg, s, true, "ExpandIsr(r1,r2)")
 	// Only the controller's current leader may change the ISR.
 	s = do(t, cfg, s, "Elect(r1)")

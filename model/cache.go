@@ -10,10 +10,25 @@ func LatestEpoch(c []Entry) int {
 	return c[len(c)-1].Epoch
 }
 
-// Assign mirrors Assign(c, e, s): a no-op when e is the latest epoch and s is
-// not below its start; otherwise keep the entries with epoch < e and
-// start < s, then append (e, s). The result is fresh unless it is c itself.
-func Assign(c []Entry, e, s int) []Entry {
+// Assign mirrors Assign(c, e, s), per release. TruncateAndAppend (2.1+): a
+// no-op when e is the latest epoch and s is not below its start; otherwise
+// keep the entries with epoch < e and start < s, then append (e, s).
+// GreaterOnly (0.11.0-2.0): append only when e is above the latest epoch and
+// s not below the latest start. None (0.10.2): no cache. The result is fresh
+// unless it is c itself.
+func Assign(cfg *Config, c []Entry, e, s int) []Entry {
+	switch cfg.Rel().CacheAssign {
+	case "TruncateAndAppend":
+	case "GreaterOnly":
+		if len(c) == 0 || (e > c[len(c)-1].Epoch && s >= c[len(c)-1].Start) {
+			out := make([]Entry, len(c), len(c)+1)
+			copy(out, c)
+			return append(out, Entry{Epoch: e, Start: s})
+		}
+		return c
+	default:
+		return c
+	}
 	if len(c) > 0 && e == c[len(c)-1].Epoch && s >= c[len(c)-1].Start {
 		return c
 	}
@@ -81,10 +96,12 @@ func EndOffsetFor(c []Entry, leo, e int) EpochOffset {
 	return EpochOffset{c[fl].Epoch, c[next].Start}
 }
 
-// Kip101EndOffset mirrors Kip101EndOffset(c, leo, e): Kafka 0.11.0's answer.
-// Note the order of the tests: an empty cache asked about epoch -1 answers leo,
-// because LatestEpoch(<<>>) = -1.
+// Kip101EndOffset mirrors Kip101EndOffset(c, leo, e): Kafka 0.11.0's answer
+// (LeaderEpochFileCache.endOffsetFor, which tests for epoch -1 first).
 func Kip101EndOffset(c []Entry, leo, e int) int {
+	if e == -1 {
+		return -1
+	}
 	if e == LatestEpoch(c) {
 		return leo
 	}
@@ -103,9 +120,9 @@ func Kip101EndOffset(c []Entry, leo, e int) int {
 
 // AppendToCache mirrors the RECURSIVE AppendToCache(c, recs, base): assign
 // (record epoch, record offset) for each fetched record in turn.
-func AppendToCache(c []Entry, recs []Record, base int) []Entry {
+func AppendToCache(cfg *Config, c []Entry, recs []Record, base int) []Entry {
 	for i, r := range recs {
-		c = Assign(c, r.Epoch, base+i)
+		c = Assign(cfg, c, r.Epoch, base+i)
 	}
 	return c
 }

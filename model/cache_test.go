@@ -22,10 +22,37 @@ func TestAssign(t *testing.T) {
 		{entries(0, 0, 2, 3), 3, 5, entries(0, 0, 2, 3, 3, 5)},
 		{entries(0, 0, 2, 3), 2, 1, entries(0, 0, 2, 1)}, // same epoch, earlier start: replaced
 	}
+	cfg := &Config{Truncation: LeaderEpoch}
 	for _, c := range cases {
-		if got := Assign(c.c, c.e, c.s); !equalEntries(got, c.want) {
+		if got := Assign(cfg, c.c, c.e, c.s); !equalEntries(got, c.want) {
 			t.Errorf("Assign(%v, %d, %d) = %v, want %v", c.c, c.e, c.s, got, c.want)
 		}
+	}
+}
+
+// Kafka 0.11.0-2.0 (LeaderEpochFileCache.assign): append only an epoch above
+// the latest at or past its start; never remove. 0.10.2 has no cache.
+func TestAssignPerRelease(t *testing.T) {
+	k101 := &Config{Truncation: Kip101}
+	cases := []struct {
+		c    []Entry
+		e, s int
+		want []Entry
+	}{
+		{nil, 0, 0, entries(0, 0)},
+		{entries(0, 0), 0, 3, entries(0, 0)},
+		{entries(0, 0, 2, 3), 1, 2, entries(0, 0, 2, 3)}, // an older epoch: a no-op (2.1 would drop 2@3)
+		{entries(0, 0, 2, 3), 3, 5, entries(0, 0, 2, 3, 3, 5)},
+		{entries(0, 0, 2, 3), 3, 2, entries(0, 0, 2, 3)}, // start below the latest: a no-op
+		{entries(0, 0, 2, 3), 2, 1, entries(0, 0, 2, 3)}, // same epoch: a no-op
+	}
+	for _, c := range cases {
+		if got := Assign(k101, c.c, c.e, c.s); !equalEntries(got, c.want) {
+			t.Errorf("0.11 Assign(%v, %d, %d) = %v, want %v", c.c, c.e, c.s, got, c.want)
+		}
+	}
+	if got := Assign(&Config{Truncation: HighWatermark}, nil, 0, 0); len(got) != 0 {
+		t.Errorf("0.10.2 has no cache: %v", got)
 	}
 }
 
@@ -72,20 +99,20 @@ func TestEndOffsetForDesignCases(t *testing.T) {
 	f.Log[0] = []Record{{1, 1}, {2, 2}, {3, 2}}
 	f.EpochCache[0] = entries(1, 0, 2, 1)
 	f.Hw[0] = 0
-	if got := TruncationTarget(cfg, &f, 0, Msg{Epoch: 1, Offset: 2}); got != (Target{1, true}) {
+	if got := TruncationTarget(cfg, &f, 0, EpochOffset{Epoch: 1, Offset: 2}, 0); got != (Target{1, true}) {
 		t.Errorf("f: %v, want truncate to 1", got)
 	}
 	g := Init(cfg)
 	g.Log[0] = []Record{{1, 2}}
 	g.EpochCache[0] = entries(2, 0)
-	if got := TruncationTarget(cfg, &g, 0, Msg{Epoch: 1, Offset: 1}); got != (Target{0, true}) {
+	if got := TruncationTarget(cfg, &g, 0, EpochOffset{Epoch: 1, Offset: 1}, 0); got != (Target{0, true}) {
 		t.Errorf("g: %v, want truncate to 0", got)
 	}
 	// KIP-279's loop: the follower does not know the leader's epoch and asks again.
 	k := Init(cfg)
 	k.Log[0] = []Record{{1, 0}, {2, 1}, {3, 3}}
 	k.EpochCache[0] = entries(0, 0, 1, 1, 3, 2)
-	if got := TruncationTarget(cfg, &k, 0, Msg{Epoch: 2, Offset: 4}); got != (Target{2, false}) {
+	if got := TruncationTarget(cfg, &k, 0, EpochOffset{Epoch: 2, Offset: 4}, 0); got != (Target{2, false}) {
 		t.Errorf("KIP-279: %v, want truncate to 2 and ask again", got)
 	}
 }
@@ -97,7 +124,25 @@ func TestKip101EndOffset(t *testing.T) {
 			t.Errorf("Kip101EndOffset(%v, 6, %d) = %d, want %d", c, x.e, got, x.want)
 		}
 	}
-	if got := Kip101EndOffset(nil, 3, -1); got != 3 {
-		t.Errorf("empty cache, epoch -1: %d, want the LEO (LatestEpoch(<<>>) = -1)", got)
+	if got := Kip101EndOffset(nil, 3, -1); got != -1 {
+		t.Errorf("empty cache, epoch -1: %d, want -1 (0.11's endOffsetFor tests UNDEFINED_EPOCH first)", got)
+	}
+}
+
+// An UNDEFINED answer truncates to the HW in 0.11 and to the fetch offset in
+// 2.1+ (AbstractFetcherThread.getOffsetTruncationState).
+func TestUndefinedAnswerPerRelease(t *testing.T) {
+	for _, c := range []struct {
+		policy string
+		want   int
+	}{{Kip101, 1}, {LeaderEpoch, 3}, {DivergingEpoch, 3}} {
+		cfg := &Config{Replicas: []Replica{"a", "b"}, Truncation: c.policy, Acks: "1", MinInsyncReplicas: 1}
+		s := Init(cfg)
+		s.Log[0] = []Record{{1, 0}, {2, 0}, {3, 0}}
+		s.EpochCache[0] = entries(0, 0)
+		s.Hw[0] = 1
+		if got := TruncationTarget(cfg, &s, 0, EpochOffset{-1, -1}, 3); got != (Target{c.want, true}) {
+			t.Errorf("%s: %v, want truncate to %d", c.policy, got, c.want)
+		}
 	}
 }

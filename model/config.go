@@ -5,18 +5,82 @@ import (
 	"slices"
 )
 
-// Truncation policies, the values of the spec's Truncation constant.
+// Truncation policies, the values of the spec's Truncation constant: each one
+// Kafka release (Releases).
 const (
-	HighWatermark = "HighWatermark"
-	Kip101        = "Kip101"
-	LeaderEpoch   = "LeaderEpoch"
+	HighWatermark  = "HighWatermark"
+	Kip101         = "Kip101"
+	LeaderEpoch    = "LeaderEpoch"
+	DivergingEpoch = "DivergingEpoch"
 )
+
+// Policies lists the policies in the order of the spec's Releases table.
+var Policies = []string{HighWatermark, Kip101, LeaderEpoch, DivergingEpoch}
+
+// Release mirrors a row of the spec's Releases table: what one Kafka release
+// does, for every behaviour the actions vary by release. docs/spec.md names
+// the Kafka file and function behind each cell.
+type Release struct {
+	Release               string // the Kafka release tag the row follows
+	RestartFetcherOn      string // "LeaderChange" | "EpochChange"
+	Reconcile             string // "TruncateToHW" | "OffsetsForLeaderEpochV0" | "OffsetsForLeaderEpoch" | "DivergingEpoch"
+	CacheAssign           string // "None" | "GreaterOnly" | "TruncateAndAppend"
+	LeaderEntry           string // "None" | "FirstAppend" | "BecomeLeader"
+	UndefinedTo           string // "HW" | "FetchOffset"
+	AsyncIsr              bool
+	ExpandLiveOnly        bool
+	ExpandNeedsEpochStart bool
+	StaleFetchServed      bool
+	MinIsrGatesHW         bool
+	Fencing               bool
+}
+
+var (
+	release0102 = Release{Release: "0.10.2.2", RestartFetcherOn: "LeaderChange", Reconcile: "TruncateToHW",
+		CacheAssign: "None", LeaderEntry: "None", UndefinedTo: "HW", StaleFetchServed: true}
+	release0110 = Release{Release: "0.11.0.3", RestartFetcherOn: "LeaderChange", Reconcile: "OffsetsForLeaderEpochV0",
+		CacheAssign: "GreaterOnly", LeaderEntry: "FirstAppend", UndefinedTo: "HW", StaleFetchServed: true}
+	release210 = Release{Release: "2.1.0", RestartFetcherOn: "EpochChange", Reconcile: "OffsetsForLeaderEpoch",
+		CacheAssign: "TruncateAndAppend", LeaderEntry: "BecomeLeader", UndefinedTo: "FetchOffset",
+		ExpandNeedsEpochStart: true, StaleFetchServed: true, Fencing: true}
+	release390 = Release{Release: "3.9.0", RestartFetcherOn: "EpochChange", Reconcile: "DivergingEpoch",
+		CacheAssign: "TruncateAndAppend", LeaderEntry: "BecomeLeader", UndefinedTo: "FetchOffset",
+		AsyncIsr: true, ExpandLiveOnly: true, ExpandNeedsEpochStart: true, MinIsrGatesHW: true, Fencing: true}
+)
+
+// Releases mirrors the spec's Releases.
+var Releases = map[string]Release{
+	HighWatermark: release0102, Kip101: release0110, LeaderEpoch: release210, DivergingEpoch: release390,
+}
+
+// Rel mirrors Rel == Releases[Truncation] (the zero Release for a policy
+// Validate refuses). It is on every action's path, hence no map lookup.
+func (c *Config) Rel() *Release {
+	switch c.Truncation {
+	case HighWatermark:
+		return &release0102
+	case Kip101:
+		return &release0110
+	case LeaderEpoch:
+		return &release210
+	case DivergingEpoch:
+		return &release390
+	}
+	return &Release{}
+}
+
+// IsAblation mirrors IsAblation: the configuration changes its release's
+// behaviour (a what-if that never shipped).
+func (c *Config) IsAblation() bool {
+	r := Releases[c.Truncation]
+	return c.Fencing != r.Fencing || (c.MinIsrGatesHW != r.MinIsrGatesHW && c.MinInsyncReplicas > 1)
+}
 
 // Config holds the spec's CONSTANTS. Replicas is sorted by name; per-replica
 // State fields are indexed by position in it.
 type Config struct {
 	Replicas                    []Replica
-	Truncation                  string // "HighWatermark" | "Kip101" | "LeaderEpoch"
+	Truncation                  string // a key of Releases
 	Fencing                     bool
 	Acks                        string // "0" | "1" | "all"
 	MinInsyncReplicas           int
@@ -27,15 +91,14 @@ type Config struct {
 	MaxRecords                  int
 	MaxEpoch                    int
 	MaxCrashes                  int
+	MaxPartitionEpoch           int
 }
 
 // Validate mirrors the spec's ASSUMEs, plus what the Go representation needs
 // (replica names are distinct, sorted, and none is named like the None sentinel).
 func (c *Config) Validate() error {
-	switch c.Truncation {
-	case HighWatermark, Kip101, LeaderEpoch:
-	default:
-		return fmt.Errorf("constant Truncation = %q: want \"HighWatermark\", \"Kip101\" or \"LeaderEpoch\"", c.Truncation)
+	if _, ok := Releases[c.Truncation]; !ok {
+		return fmt.Errorf("constant Truncation = %q: want \"HighWatermark\", \"Kip101\", \"LeaderEpoch\" or \"DivergingEpoch\" (ASSUME Truncation \\in DOMAIN Releases)", c.Truncation)
 	}
 	switch c.Acks {
 	case "0", "1", "all":
@@ -48,7 +111,7 @@ func (c *Config) Validate() error {
 	for _, b := range []struct {
 		name string
 		v    int
-	}{{"MaxRecords", c.MaxRecords}, {"MaxEpoch", c.MaxEpoch}, {"MaxCrashes", c.MaxCrashes}} {
+	}{{"MaxRecords", c.MaxRecords}, {"MaxEpoch", c.MaxEpoch}, {"MaxCrashes", c.MaxCrashes}, {"MaxPartitionEpoch", c.MaxPartitionEpoch}} {
 		if b.v < 0 {
 			return fmt.Errorf("constant %s = %d: want a natural number", b.name, b.v)
 		}
@@ -84,7 +147,7 @@ func (c *Config) Index(r Replica) int {
 func (c *Config) N() int { return len(c.Replicas) }
 
 func (c *Config) String() string {
-	return fmt.Sprintf("Replicas=%v Truncation=%s Fencing=%t Acks=%s MinInsyncReplicas=%d MinIsrGatesHW=%t Unclean=%t UnflushedLoss=%t LossyNetwork=%t MaxRecords=%d MaxEpoch=%d MaxCrashes=%d",
+	return fmt.Sprintf("Replicas=%v Truncation=%s Fencing=%t Acks=%s MinInsyncReplicas=%d MinIsrGatesHW=%t Unclean=%t UnflushedLoss=%t LossyNetwork=%t MaxRecords=%d MaxEpoch=%d MaxCrashes=%d MaxPartitionEpoch=%d",
 		c.Replicas, c.Truncation, c.Fencing, c.Acks, c.MinInsyncReplicas, c.MinIsrGatesHW,
-		c.UncleanLeaderElectionEnable, c.UnflushedLoss, c.LossyNetwork, c.MaxRecords, c.MaxEpoch, c.MaxCrashes)
+		c.UncleanLeaderElectionEnable, c.UnflushedLoss, c.LossyNetwork, c.MaxRecords, c.MaxEpoch, c.MaxCrashes, c.MaxPartitionEpoch)
 }

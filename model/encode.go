@@ -53,9 +53,16 @@ func AppendEncoding(buf []byte, s *State) []byte {
 	for _, f := range s.FetchState {
 		e.b = append(e.b, byte(f))
 	}
+	e.ints(s.ProduceEpoch)
+	e.ints(s.PartitionEpoch)
+	e.len(len(s.PendingIsr))
+	for _, set := range s.PendingIsr {
+		e.replicas(set)
+	}
 	e.replica(s.CtrlLeader)
 	e.int(s.CtrlEpoch)
 	e.replicas(s.CtrlIsr)
+	e.int(s.CtrlPartitionEpoch)
 	e.len(len(s.ControllerQueue))
 	for _, q := range s.ControllerQueue {
 		e.len(len(q))
@@ -66,6 +73,10 @@ func AppendEncoding(buf []byte, s *State) []byte {
 	e.len(len(s.Inflight))
 	for i := range s.Inflight {
 		e.msg(&s.Inflight[i])
+	}
+	e.len(len(s.AlterPartition))
+	for i := range s.AlterPartition {
+		e.msg(&s.AlterPartition[i])
 	}
 	e.int(s.NextId)
 	e.int(s.Crashes)
@@ -133,6 +144,7 @@ func (e *encoder) msg(m *Msg) {
 		e.replica(m.Leader)
 		e.int(m.Epoch)
 		e.replicas(m.Isr)
+		e.int(m.PartitionEpoch)
 	case MsgOffsetsForLeaderEpoch:
 		e.replica(m.Src)
 		e.replica(m.Dst)
@@ -149,20 +161,55 @@ func (e *encoder) msg(m *Msg) {
 		e.replica(m.Src)
 		e.replica(m.Dst)
 		e.int(m.Offset)
+		e.int(m.LastFetchedEpoch)
 		e.int(m.CurrentEpoch)
+		e.bool(m.Orphan)
+	case MsgFetchRead:
+		e.replica(m.Src)
+		e.replica(m.Dst)
+		e.int(m.Offset)
+		e.records(m.Records)
+		e.int(m.Hw)
+		e.int(m.Leo)
+		e.int(m.CurrentEpoch)
+		e.bool(m.Orphan)
 	case MsgFetchResponse:
 		e.replica(m.Src)
 		e.replica(m.Dst)
 		e.b = append(e.b, byte(m.Error))
 		e.int(m.Offset)
-		e.len(len(m.Records))
-		for _, r := range m.Records {
-			e.int(r.ID)
-			e.int(r.Epoch)
-		}
+		e.records(m.Records)
 		e.int(m.Hw)
 		e.int(m.Leo)
+		e.bool(m.Diverging)
+		e.int(m.DivergingEpoch.Epoch)
+		e.int(m.DivergingEpoch.Offset)
 		e.int(m.CurrentEpoch)
+	case MsgAlterPartition:
+		e.int(m.LeaderEpoch)
+		e.int(m.PartitionEpoch)
+		e.replicas(m.Isr)
+	case MsgAlterPartitionResponse:
+		e.b = append(e.b, byte(m.Error))
+		e.int(m.LeaderEpoch)
+		e.int(m.PartitionEpoch)
+		e.replicas(m.Isr)
+	}
+}
+
+func (e *encoder) records(rs []Record) {
+	e.len(len(rs))
+	for _, r := range rs {
+		e.int(r.ID)
+		e.int(r.Epoch)
+	}
+}
+
+func (e *encoder) bool(b bool) {
+	if b {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
 	}
 }
 
@@ -300,9 +347,16 @@ func Decode(b []byte) (s State, err error) {
 	for i := range s.FetchState {
 		s.FetchState[i] = FetchState(d.byte())
 	}
+	s.ProduceEpoch = d.ints()
+	s.PartitionEpoch = d.ints()
+	s.PendingIsr = carve(&d, bk, func(b *backing) [][]Replica { return b.pending[:] })
+	for i := range s.PendingIsr {
+		s.PendingIsr[i] = d.replicas()
+	}
 	s.CtrlLeader = d.replica()
 	s.CtrlEpoch = d.int()
 	s.CtrlIsr = d.replicas()
+	s.CtrlPartitionEpoch = d.int()
 	s.ControllerQueue = carve(&d, bk, func(b *backing) [][]Msg { return b.queue[:] })
 	for i := range s.ControllerQueue {
 		k := d.len()
@@ -319,6 +373,10 @@ func Decode(b []byte) (s State, err error) {
 	s.Inflight = carve(&d, bk, func(b *backing) []Msg { return b.inflight[:] })
 	for i := range s.Inflight {
 		s.Inflight[i] = d.msg()
+	}
+	s.AlterPartition = carve(&d, bk, func(b *backing) []Msg { return b.alter[:] })
+	for i := range s.AlterPartition {
+		s.AlterPartition[i] = d.msg()
 	}
 	s.NextId = d.int()
 	s.Crashes = d.int()
@@ -350,12 +408,14 @@ type backing struct {
 	log      [maxBacked][]Record
 	cache    [maxBacked][]Entry
 	isr      [maxBacked][]Replica
+	pending  [maxBacked][]Replica
 	views    [maxBacked][]int
 	queue    [maxBacked][]Msg
 	inflight [maxBacked]Msg
+	alter    [maxBacked]Msg
 	role     [maxBacked]Role
 	fetch    [maxBacked]FetchState
-	ints     [4*maxBacked + maxBacked*maxBacked + 4]int
+	ints     [6*maxBacked + maxBacked*maxBacked + 4]int
 	recs     [16]Record
 	ents     [12]Entry
 	reps     [24]Replica
@@ -386,6 +446,16 @@ func (d *decoder) entries() []Entry {
 		d.ents0 = append(d.ents0, Entry{Epoch: d.int(), Start: d.int()})
 	}
 	return d.ents0[lo:len(d.ents0):len(d.ents0)]
+}
+
+func (d *decoder) bool() bool {
+	switch d.byte() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	panic("a boolean that is neither 0 nor 1")
 }
 
 func (d *decoder) byte() byte {
@@ -508,18 +578,28 @@ func (d *decoder) msg() Msg {
 	switch m.Type {
 	case MsgNone:
 	case MsgLeaderAndIsr:
-		m.Leader, m.Epoch, m.Isr = d.replica(), d.int(), d.replicas()
+		m.Leader, m.Epoch, m.Isr, m.PartitionEpoch = d.replica(), d.int(), d.replicas(), d.int()
 	case MsgOffsetsForLeaderEpoch:
 		m.Src, m.Dst, m.Epoch, m.CurrentEpoch = d.replica(), d.replica(), d.int(), d.int()
 	case MsgOffsetsForLeaderEpochResponse:
 		m.Src, m.Dst, m.Error = d.replica(), d.replica(), ErrorCode(d.byte())
 		m.Epoch, m.Offset, m.CurrentEpoch = d.int(), d.int(), d.int()
 	case MsgFetch:
-		m.Src, m.Dst, m.Offset, m.CurrentEpoch = d.replica(), d.replica(), d.int(), d.int()
+		m.Src, m.Dst, m.Offset = d.replica(), d.replica(), d.int()
+		m.LastFetchedEpoch, m.CurrentEpoch, m.Orphan = d.int(), d.int(), d.bool()
+	case MsgFetchRead:
+		m.Src, m.Dst, m.Offset = d.replica(), d.replica(), d.int()
+		m.Records = d.records()
+		m.Hw, m.Leo, m.CurrentEpoch, m.Orphan = d.int(), d.int(), d.int(), d.bool()
 	case MsgFetchResponse:
 		m.Src, m.Dst, m.Error, m.Offset = d.replica(), d.replica(), ErrorCode(d.byte()), d.int()
 		m.Records = d.records()
-		m.Hw, m.Leo, m.CurrentEpoch = d.int(), d.int(), d.int()
+		m.Hw, m.Leo, m.Diverging = d.int(), d.int(), d.bool()
+		m.DivergingEpoch.Epoch, m.DivergingEpoch.Offset, m.CurrentEpoch = d.int(), d.int(), d.int()
+	case MsgAlterPartition:
+		m.LeaderEpoch, m.PartitionEpoch, m.Isr = d.int(), d.int(), d.replicas()
+	case MsgAlterPartitionResponse:
+		m.Error, m.LeaderEpoch, m.PartitionEpoch, m.Isr = ErrorCode(d.byte()), d.int(), d.int(), d.replicas()
 	default:
 		panic(fmt.Sprintf("unknown message type %d", m.Type))
 	}

@@ -47,24 +47,30 @@ type Target struct {
 	Done bool
 }
 
-// TruncationTarget mirrors TruncationTarget(f, m): where follower f truncates
-// on the OffsetsForLeaderEpoch response m, and whether truncation is complete.
-func TruncationTarget(cfg *Config, s *State, f int, m Msg) Target {
+// TruncationTarget mirrors TruncationTarget(f, a, fo): where follower f
+// truncates on the leader's answer a (an OffsetsForLeaderEpoch response's or a
+// divergingEpoch's [epoch, offset]) when it would fetch from fo, and whether
+// truncation is complete.
+func TruncationTarget(cfg *Config, s *State, f int, a EpochOffset, fo int) Target {
 	leo := s.LEO(f)
-	if m.Offset == -1 {
-		return Target{To: s.Hw[f], Done: true}
+	rel := cfg.Rel()
+	if a.Offset == -1 {
+		if rel.UndefinedTo == "HW" {
+			return Target{To: s.Hw[f], Done: true}
+		}
+		return Target{To: fo, Done: true}
 	}
-	if cfg.Truncation == Kip101 {
-		return Target{To: min(m.Offset, leo), Done: true}
+	if rel.Reconcile == "OffsetsForLeaderEpochV0" {
+		return Target{To: min(a.Offset, leo), Done: true}
 	}
-	own := EndOffsetFor(s.EpochCache[f], leo, m.Epoch)
+	own := EndOffsetFor(s.EpochCache[f], leo, a.Epoch)
 	switch {
 	case own.Offset == -1:
-		return Target{To: min(m.Offset, leo), Done: true}
-	case own.Epoch != m.Epoch: // KIP-279: ask again
+		return Target{To: min(a.Offset, leo), Done: true}
+	case own.Epoch != a.Epoch: // KIP-279: ask again
 		return Target{To: min(own.Offset, leo), Done: false}
 	}
-	return Target{To: min(min(own.Offset, m.Offset), leo), Done: true}
+	return Target{To: min(min(own.Offset, a.Offset), leo), Done: true}
 }
 
 // AcceptsResponse mirrors AcceptsResponse(f, m): f is a follower, m comes from
@@ -76,6 +82,16 @@ func AcceptsResponse(s *State, f int, m Msg) bool {
 // CurrentLeader mirrors CurrentLeader(l): l leads in the controller's epoch.
 func CurrentLeader(cfg *Config, s *State, l int) bool {
 	return s.Role[l] == Leader && s.CtrlLeader == cfg.Replicas[l] && s.LeaderEpoch[l] == s.CtrlEpoch
+}
+
+// MayChangeIsr mirrors MayChangeIsr(l): whether leader l may propose (or,
+// synchronously, make) an ISR change.
+func MayChangeIsr(cfg *Config, s *State, l int) bool {
+	if cfg.Rel().AsyncIsr {
+		return s.Role[l] == Leader && len(s.PendingIsr[l]) == 0 &&
+			s.AlterPartition[l].Type == MsgNone && s.PartitionEpoch[l] < cfg.MaxPartitionEpoch
+	}
+	return CurrentLeader(cfg, s, l)
 }
 
 // EpochStart mirrors EpochStart(l): the start offset of l's epoch in its

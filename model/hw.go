@@ -2,11 +2,21 @@ package model
 
 // The leader's high watermark (Partition.maybeIncrementLeaderHW).
 
-// CandidateHW mirrors CandidateHW(l, lg, s, views): the least LEO over the
-// ISR s, using len(lg) for the leader l and views for the followers; 0 while
-// a view is unknown (-1) or, with MinIsrGatesHW, while |s| < MinInsyncReplicas.
-// l is an index into cfg.Replicas; views is indexed likewise.
-func CandidateHW(cfg *Config, l int, lg []Record, s []Replica, views []int) int {
+// MaximalIsr mirrors MaximalIsr(l) == isr[l] \cup pendingIsr[l]: the ISR the
+// HW is computed over while an AlterPartition is pending.
+func MaximalIsr(s *State, l int) []Replica {
+	if len(s.PendingIsr[l]) == 0 {
+		return s.Isr[l]
+	}
+	return UnionReplicas(s.Isr[l], s.PendingIsr[l])
+}
+
+// CandidateHW mirrors CandidateHW(l, lg, s, gate, views): the least LEO over
+// the ISR s, using len(lg) for the leader l and views for the followers; 0
+// while a view is unknown (-1) or, with MinIsrGatesHW, while the committed ISR
+// gate has fewer than MinInsyncReplicas members. l is an index into
+// cfg.Replicas; views is indexed likewise.
+func CandidateHW(cfg *Config, l int, lg []Record, s, gate []Replica, views []int) int {
 	low, unknown := 0, false
 	for k, r := range s {
 		var leo int
@@ -22,7 +32,7 @@ func CandidateHW(cfg *Config, l int, lg []Record, s []Replica, views []int) int 
 			low = leo
 		}
 	}
-	if unknown || (cfg.MinIsrGatesHW && len(s) < cfg.MinInsyncReplicas) {
+	if unknown || (cfg.MinIsrGatesHW && len(gate) < cfg.MinInsyncReplicas) {
 		return 0
 	}
 	if len(s) == 0 {
@@ -34,9 +44,9 @@ func CandidateHW(cfg *Config, l int, lg []Record, s []Replica, views []int) int 
 	return low
 }
 
-// NewHW mirrors NewHW(l, lg, s, views, old) == Max(old, CandidateHW(...)).
-func NewHW(cfg *Config, l int, lg []Record, s []Replica, views []int, old int) int {
-	return max(old, CandidateHW(cfg, l, lg, s, views))
+// NewHW mirrors NewHW(l, lg, s, gate, views, old) == Max(old, CandidateHW(...)).
+func NewHW(cfg *Config, l int, lg []Record, s, gate []Replica, views []int, old int) int {
+	return max(old, CandidateHW(cfg, l, lg, s, gate, views))
 }
 
 // NewlyCommitted mirrors NewlyCommitted(lg, old, new).
@@ -48,33 +58,35 @@ func NewlyCommitted(lg []Record, old, new int) []OffsetID {
 	return out
 }
 
-// NewlyAcked mirrors NewlyAcked(lg, old, new, e, s): with acks=all, the
-// records of epoch e that the HW passes, while |s| >= MinInsyncReplicas.
-func NewlyAcked(cfg *Config, lg []Record, old, new, e int, s []Replica) []OffsetID {
+// NewlyAcked mirrors NewlyAcked(lg, old, new, from, to, s): with acks=all,
+// the records of epochs from..to that the HW passes, while |s| >=
+// MinInsyncReplicas.
+func NewlyAcked(cfg *Config, lg []Record, old, new, from, to int, s []Replica) []OffsetID {
 	if cfg.Acks != "all" || len(s) < cfg.MinInsyncReplicas {
 		return nil
 	}
 	var out []OffsetID
 	for o := old; o <= new-1; o++ {
-		if lg[o].Epoch == e {
+		if e := lg[o].Epoch; e >= from && e <= to {
 			out = append(out, OffsetID{Offset: o, ID: lg[o].ID})
 		}
 	}
 	return out
 }
 
-// AdvanceHW mirrors AdvanceHW(l, lg, s, views, ackEpoch): it sets hw',
-// committed' and acked' in t, where s0 is the unprimed state. ackEpoch is
-// the epoch whose produce requests l holds: its leader epoch, or -1 for a
-// replica just made leader (nobody waits on it for records it fetched).
-func AdvanceHW(cfg *Config, s0 *State, t *State, l int, lg []Record, isr []Replica, views []int, ackEpoch int) {
+// AdvanceHW mirrors AdvanceHW(l, lg, s, m, views, from, to): it sets hw',
+// committed' and acked' in t, where s0 is the unprimed state; isr is the
+// committed ISR (the min.insync gate), maximal the maximal one (the HW's
+// minimum and acks=all's count), from..to the epochs whose produce requests l
+// holds.
+func AdvanceHW(cfg *Config, s0 *State, t *State, l int, lg []Record, isr, maximal []Replica, views []int, from, to int) {
 	old := s0.Hw[l]
-	nw := NewHW(cfg, l, lg, isr, views, old)
+	nw := NewHW(cfg, l, lg, maximal, isr, views, old)
 	if nw != old {
 		t.Hw = with(s0.Hw, l, nw)
 	}
 	t.Committed = Union(s0.Committed, NewlyCommitted(lg, old, nw))
-	t.Acked = Union(s0.Acked, NewlyAcked(cfg, lg, old, nw, ackEpoch, isr))
+	t.Acked = Union(s0.Acked, NewlyAcked(cfg, lg, old, nw, from, to, maximal))
 }
 
 // Min and Max mirror the spec's Min(a, b) and Max(a, b).

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -35,7 +36,8 @@ func TypeOK(cfg *Config, s State) bool {
 		if !inR(s.HwCheckpoint[r], 0, cfg.MaxRecords) || s.Role[r] > Follower ||
 			!inR(s.LeaderEpoch[r], -1, cfg.MaxEpoch) ||
 			(s.Leader[r] != None && !isReplica(s.Leader[r])) ||
-			!inR(s.Hw[r], 0, cfg.MaxRecords) || !subset(s.Isr[r]) || s.FetchState[r] > Fetching {
+			!inR(s.Hw[r], 0, cfg.MaxRecords) || !subset(s.Isr[r]) || s.FetchState[r] > Fetching ||
+			!inR(s.ProduceEpoch[r], -1, cfg.MaxEpoch) || s.PartitionEpoch[r] < -1 || !subset(s.PendingIsr[r]) {
 			return false
 		}
 		for _, v := range s.FollowerLeo[r] {
@@ -58,6 +60,10 @@ func TypeOK(cfg *Config, s State) bool {
 			if m.Src != cfg.Replicas[r] || !isReplica(m.Dst) {
 				return false
 			}
+		case MsgFetchRead:
+			if m.Dst != cfg.Replicas[r] || !isReplica(m.Src) {
+				return false
+			}
 		case MsgFetchResponse, MsgOffsetsForLeaderEpochResponse:
 			if m.Dst != cfg.Replicas[r] || !isReplica(m.Src) || m.Error > ErrOffsetOutOfRange {
 				return false
@@ -65,9 +71,20 @@ func TypeOK(cfg *Config, s State) bool {
 		default:
 			return false
 		}
+		switch a := s.AlterPartition[r]; a.Type {
+		case MsgNone, MsgAlterPartition:
+		case MsgAlterPartitionResponse:
+			switch a.Error {
+			case ErrNone, ErrFencedLeaderEpoch, ErrInvalidUpdateVersion, ErrIneligibleReplica:
+			default:
+				return false
+			}
+		default:
+			return false
+		}
 	}
 	if (s.CtrlLeader != None && !isReplica(s.CtrlLeader)) || !inR(s.CtrlEpoch, -1, cfg.MaxEpoch) ||
-		!subset(s.CtrlIsr) || !inR(s.NextId, 1, cfg.MaxRecords+1) || !inR(s.Crashes, 0, cfg.MaxCrashes) {
+		!subset(s.CtrlIsr) || s.CtrlPartitionEpoch < -1 || !inR(s.NextId, 1, cfg.MaxRecords+1) || !inR(s.Crashes, 0, cfg.MaxCrashes) {
 		return false
 	}
 	for _, set := range [][]OffsetID{s.Acked, s.Committed} {
@@ -126,6 +143,9 @@ func EpochCacheWellFormed(cfg *Config, s State) bool {
 // EpochCacheMatchesLog mirrors EpochCacheMatchesLog: the entry covering
 // offset o (the greatest index with start <= o) names the epoch of the record at o.
 func EpochCacheMatchesLog(cfg *Config, s State) bool {
+	if cfg.Rel().CacheAssign == "None" {
+		return true // a release without a cache has nothing to check
+	}
 	for r := range cfg.Replicas {
 		if !s.Up(r) {
 			continue
@@ -225,6 +245,104 @@ func NoAckedLoss(cfg *Config, s State) bool { return leaderHasAll(cfg, &s, s.Ack
 // NoVisibleLoss mirrors NoVisibleLoss.
 func NoVisibleLoss(cfg *Config, s State) bool { return leaderHasAll(cfg, &s, s.Committed) }
 
+// StrongIsr mirrors StrongIsr: every committed record is in the log of
+// every member of the controller's ISR.
+func StrongIsr(cfg *Config, s State) bool {
+	for _, c := range s.Committed {
+		for _, r := range s.CtrlIsr {
+			if !HasRecord(&s, cfg.Index(r), c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// NoCommittedLossAnywhere mirrors NoCommittedLossAnywhere: every committed
+// record is still in some replica's log, at its offset.
+func NoCommittedLossAnywhere(cfg *Config, s State) bool {
+	for _, c := range s.Committed {
+		found := false
+		for r := range cfg.Replicas {
+			if HasRecord(&s, r, c) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// NeverCommittedSurvivesLeaderChange mirrors NeverCommittedSurvivesLeaderChange.
+func NeverCommittedSurvivesLeaderChange(cfg *Config, s State) bool {
+	for r := range cfg.Replicas {
+		if s.Role[r] != Leader {
+			continue
+		}
+		for _, c := range s.Committed {
+			if HasRecord(&s, r, c) && s.Log[r][c.Offset].Epoch < s.ProduceEpoch[r] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// NeverTwoRecordsAtOneOffset mirrors NeverTwoRecordsAtOneOffset.
+func NeverTwoRecordsAtOneOffset(cfg *Config, s State) bool {
+	for r := range cfg.Replicas {
+		for q := range cfg.Replicas {
+			if !s.Up(r) || !s.Up(q) {
+				continue
+			}
+			for o := 0; o < cfg.MaxRecords && o < min(s.LEO(r), s.LEO(q)); o++ {
+				if s.Log[r][o] != s.Log[q][o] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// NeverStalePartitionEpoch mirrors NeverStalePartitionEpoch.
+func NeverStalePartitionEpoch(cfg *Config, s State) bool {
+	for _, m := range s.AlterPartition {
+		if m.Type == MsgAlterPartitionResponse && m.Error == ErrInvalidUpdateVersion {
+			return false
+		}
+	}
+	return true
+}
+
+// HWStaysWhilePending is the action of NeverHWAdvancesWhilePending: no
+// leader's HW advances across a step in which its AlterPartition stays
+// pending.
+func HWStaysWhilePending(cfg *Config, s, t State) bool {
+	for l := range cfg.Replicas {
+		if len(s.PendingIsr[l]) > 0 && slicesEqual(t.PendingIsr[l], s.PendingIsr[l]) &&
+			t.Role[l] == Leader && t.Hw[l] > s.Hw[l] {
+			return false
+		}
+	}
+	return true
+}
+
+// NoDivergingTruncation is the action of NeverDivergingTruncation: no live
+// follower's log gets shorter while a divergingEpoch answer is in its slot.
+func NoDivergingTruncation(cfg *Config, s, t State) bool {
+	for f := range cfg.Replicas {
+		m := s.Inflight[f]
+		if m.Type == MsgFetchResponse && m.Diverging && t.Role[f] != Offline && len(t.Log[f]) < len(s.Log[f]) {
+			return false
+		}
+	}
+	return true
+}
+
 // NeverLeaderChange mirrors NeverLeaderChange.
 func NeverLeaderChange(cfg *Config, s State) bool {
 	for r := range cfg.Replicas {
@@ -292,19 +410,29 @@ var Invariants = map[string]Invariant{
 	"NoDivergence":            NoDivergence,
 	"NoAckedLoss":             NoAckedLoss,
 	"NoVisibleLoss":           NoVisibleLoss,
+	"StrongIsr":               StrongIsr,
+	"NoCommittedLossAnywhere": NoCommittedLossAnywhere,
 	"NeverLeaderChange":       NeverLeaderChange,
 	"NeverCommitted":          NeverCommitted,
 	"NeverAcked":              NeverAcked,
 	"NeverEpochRoundTrip":     NeverEpochRoundTrip,
 	"NeverRecoveredFromCrash": NeverRecoveredFromCrash,
+
+	"NeverCommittedSurvivesLeaderChange": NeverCommittedSurvivesLeaderChange,
+	"NeverTwoRecordsAtOneOffset":         NeverTwoRecordsAtOneOffset,
+	"NeverStalePartitionEpoch":           NeverStalePartitionEpoch,
 }
 
 // Properties maps the spec's temporal properties of the form [][A]_vars to
 // the action A they constrain. A stuttering step satisfies [][A]_vars
 // whatever A says, so checkers test A only on steps that change the state.
 var Properties = map[string]ActionProperty{
-	"NeverTruncates": NoTruncation,
+	"NeverTruncates":              NoTruncation,
+	"NeverHWAdvancesWhilePending": HWStaysWhilePending,
+	"NeverDivergingTruncation":    NoDivergingTruncation,
 }
+
+func slicesEqual(a, b []Replica) bool { return slices.Equal(a, b) }
 
 // InvariantNames and PropertyNames list the known names, sorted.
 func InvariantNames() []string { return sortedKeys(Invariants) }

@@ -35,12 +35,18 @@ func step(cfg *Config, s *State, k ActionKind, i, j, keep int) (State, bool) {
 		return sendFetch(cfg, s, i)
 	case HandleFetch:
 		return handleFetch(cfg, s, i, j)
+	case UpdateFollowerFetchState:
+		return updateFollowerFetchState(cfg, s, i, j)
 	case HandleFetchResponse:
 		return handleFetchResponse(cfg, s, i)
 	case ShrinkIsr:
 		return shrinkIsr(cfg, s, i, j)
 	case ExpandIsr:
 		return expandIsr(cfg, s, i, j)
+	case HandleAlterPartition:
+		return handleAlterPartition(cfg, s, i)
+	case HandleAlterPartitionResponse:
+		return handleAlterPartitionResponse(cfg, s, i)
 	case CheckpointHW:
 		return checkpointHW(cfg, s, i)
 	case Crash:
@@ -56,7 +62,7 @@ func step(cfg *Config, s *State, k ActionKind, i, j, keep int) (State, bool) {
 // twoParams reports whether an action kind is bound over (l, f).
 func twoParams(k ActionKind) bool {
 	switch k {
-	case HandleOffsetsForLeaderEpoch, HandleFetch, ShrinkIsr, ExpandIsr:
+	case HandleOffsetsForLeaderEpoch, HandleFetch, UpdateFollowerFetchState, ShrinkIsr, ExpandIsr:
 		return true
 	}
 	return false
@@ -70,7 +76,7 @@ func makeAction(cfg *Config, k ActionKind, i, j, keep int) Action {
 		a.R = cfg.Replicas[i]
 	case Crash:
 		a.R, a.Keep = cfg.Replicas[i], keep
-	case Produce:
+	case Produce, HandleAlterPartition, HandleAlterPartitionResponse:
 		a.L = cfg.Replicas[i]
 	case SendOffsetsForLeaderEpoch, HandleOffsetsForLeaderEpochResponse, SendFetch, HandleFetchResponse, LoseMessage:
 		a.F = cfg.Replicas[i]
@@ -196,11 +202,11 @@ func bind(cfg *Config, a Action) (i, j, keep int, err error) {
 			err = fmt.Errorf("action Crash: parameter keep = %d is not in Offsets 0..%d", a.Keep, cfg.MaxRecords)
 		}
 		keep = a.Keep
-	case Produce:
+	case Produce, HandleAlterPartition, HandleAlterPartitionResponse:
 		i, err = idx("l", a.L)
 	case SendOffsetsForLeaderEpoch, HandleOffsetsForLeaderEpochResponse, SendFetch, HandleFetchResponse, LoseMessage:
 		i, err = idx("f", a.F)
-	case HandleOffsetsForLeaderEpoch, HandleFetch, ShrinkIsr, ExpandIsr:
+	case HandleOffsetsForLeaderEpoch, HandleFetch, UpdateFollowerFetchState, ShrinkIsr, ExpandIsr:
 		if i, err = idx("l", a.L); err == nil {
 			j, err = idx("f", a.F)
 		}
@@ -216,7 +222,8 @@ func (s *State) checkShape(cfg *Config) error {
 	n := cfg.N()
 	lens := []int{len(s.Log), len(s.EpochCache), len(s.HwCheckpoint), len(s.Role), len(s.LeaderEpoch),
 		len(s.Leader), len(s.Hw), len(s.Isr), len(s.FollowerLeo), len(s.FetchState),
-		len(s.ControllerQueue), len(s.Inflight)}
+		len(s.ProduceEpoch), len(s.PartitionEpoch), len(s.PendingIsr),
+		len(s.ControllerQueue), len(s.Inflight), len(s.AlterPartition)}
 	for k, l := range lens {
 		if l != n {
 			return fmt.Errorf("state has %d entries in a per-replica field (#%d), configuration has %d replicas", l, k, n)

@@ -65,3 +65,13 @@ func Union(a, b []OffsetID) []OffsetID {
 	}
 	return out
 }
+
+// UnionReplicas is a \cup b for sorted sets of replicas. It returns a itself
+// when b adds nothing.
+func UnionReplicas(a, b []Replica) []Replica {
+	out := a
+	for _, x := range b {
+		out = Insert(out, x)
+	}
+	return out
+}

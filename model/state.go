@@ -21,13 +21,19 @@ type State struct {
 	Isr         [][]Replica  // isr (each a sorted set)
 	FollowerLeo [][]int      // followerLeo: [leader][follower]
 	FetchState  []FetchState // fetchState
+	// ProduceEpoch: a leader's first epoch of uninterrupted leadership (-1 unless leader)
+	ProduceEpoch   []int       // produceEpoch
+	PartitionEpoch []int       // partitionEpoch (-1 unless leader)
+	PendingIsr     [][]Replica // pendingIsr (each a sorted set; empty when none)
 	// the controller
-	CtrlLeader Replica   // ctrlLeader
-	CtrlEpoch  int       // ctrlEpoch
-	CtrlIsr    []Replica // ctrlIsr (sorted set)
+	CtrlLeader         Replica   // ctrlLeader
+	CtrlEpoch          int       // ctrlEpoch
+	CtrlIsr            []Replica // ctrlIsr (sorted set)
+	CtrlPartitionEpoch int       // ctrlPartitionEpoch
 	// the network
 	ControllerQueue [][]Msg // controllerQueue
 	Inflight        []Msg   // inflight
+	AlterPartition  []Msg   // alterPartition
 	// ghost
 	NextId    int        // nextId
 	Crashes   int        // crashes
@@ -37,8 +43,9 @@ type State struct {
 
 // VarNames are the TLA+ variables in the spec's order.
 var VarNames = []string{"log", "epochCache", "hwCheckpoint", "role", "leaderEpoch", "leader",
-	"hw", "isr", "followerLeo", "fetchState", "ctrlLeader", "ctrlEpoch", "ctrlIsr",
-	"controllerQueue", "inflight", "nextId", "crashes", "acked", "committed"}
+	"hw", "isr", "followerLeo", "fetchState", "produceEpoch", "partitionEpoch", "pendingIsr",
+	"ctrlLeader", "ctrlEpoch", "ctrlIsr", "ctrlPartitionEpoch",
+	"controllerQueue", "inflight", "alterPartition", "nextId", "crashes", "acked", "committed"}
 
 // NoViews mirrors NoViews == [r \in Replicas |-> -1].
 func NoViews(cfg *Config) []int {
@@ -62,13 +69,18 @@ func Init(cfg *Config) State {
 		Hw:              make([]int, n),
 		Isr:             make([][]Replica, n),
 		FollowerLeo:     make([][]int, n),
-		FetchState:      make([]FetchState, n),
-		CtrlLeader:      None,
-		CtrlEpoch:       -1,
-		CtrlIsr:         slices.Clone(cfg.Replicas),
-		ControllerQueue: make([][]Msg, n),
-		Inflight:        make([]Msg, n),
-		NextId:          1,
+		FetchState:         make([]FetchState, n),
+		ProduceEpoch:       make([]int, n),
+		PartitionEpoch:     make([]int, n),
+		PendingIsr:         make([][]Replica, n),
+		CtrlLeader:         None,
+		CtrlEpoch:          -1,
+		CtrlIsr:            slices.Clone(cfg.Replicas),
+		CtrlPartitionEpoch: -1,
+		ControllerQueue:    make([][]Msg, n),
+		Inflight:           make([]Msg, n),
+		AlterPartition:     make([]Msg, n),
+		NextId:             1,
 	}
 	views := NoViews(cfg)
 	for i := range n {
@@ -77,7 +89,10 @@ func Init(cfg *Config) State {
 		s.Leader[i] = None
 		s.FollowerLeo[i] = views
 		s.FetchState[i] = FetchNone
+		s.ProduceEpoch[i] = -1
+		s.PartitionEpoch[i] = -1
 		s.Inflight[i] = NoMsg
+		s.AlterPartition[i] = NoMsg
 	}
 	return s
 }
@@ -100,12 +115,16 @@ func (s State) Equal(t State) bool {
 		slices.EqualFunc(s.Isr, t.Isr, slices.Equal) &&
 		slices.EqualFunc(s.FollowerLeo, t.FollowerLeo, slices.Equal) &&
 		slices.Equal(s.FetchState, t.FetchState) &&
+		slices.Equal(s.ProduceEpoch, t.ProduceEpoch) &&
+		slices.Equal(s.PartitionEpoch, t.PartitionEpoch) &&
+		slices.EqualFunc(s.PendingIsr, t.PendingIsr, slices.Equal) &&
 		s.CtrlLeader == t.CtrlLeader && s.CtrlEpoch == t.CtrlEpoch &&
-		slices.Equal(s.CtrlIsr, t.CtrlIsr) &&
+		slices.Equal(s.CtrlIsr, t.CtrlIsr) && s.CtrlPartitionEpoch == t.CtrlPartitionEpoch &&
 		slices.EqualFunc(s.ControllerQueue, t.ControllerQueue, func(a, b []Msg) bool {
 			return slices.EqualFunc(a, b, Msg.Equal)
 		}) &&
 		slices.EqualFunc(s.Inflight, t.Inflight, Msg.Equal) &&
+		slices.EqualFunc(s.AlterPartition, t.AlterPartition, Msg.Equal) &&
 		s.NextId == t.NextId && s.Crashes == t.Crashes &&
 		slices.Equal(s.Acked, t.Acked) && slices.Equal(s.Committed, t.Committed)
 }

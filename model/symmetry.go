@@ -65,8 +65,10 @@ func Permute(cfg *Config, s *State, perm []int) State {
 		Log: make([][]Record, n), EpochCache: make([][]Entry, n), HwCheckpoint: make([]int, n),
 		Role: make([]Role, n), LeaderEpoch: make([]int, n), Leader: make([]Replica, n), Hw: make([]int, n),
 		Isr: make([][]Replica, n), FollowerLeo: make([][]int, n), FetchState: make([]FetchState, n),
+		ProduceEpoch: make([]int, n), PartitionEpoch: make([]int, n), PendingIsr: make([][]Replica, n),
 		CtrlLeader: rename(s.CtrlLeader), CtrlEpoch: s.CtrlEpoch, CtrlIsr: renameSet(s.CtrlIsr),
-		ControllerQueue: make([][]Msg, n), Inflight: make([]Msg, n),
+		CtrlPartitionEpoch: s.CtrlPartitionEpoch,
+		ControllerQueue: make([][]Msg, n), Inflight: make([]Msg, n), AlterPartition: make([]Msg, n),
 		NextId: s.NextId, Crashes: s.Crashes, Acked: s.Acked, Committed: s.Committed,
 	}
 	for i := range n {
@@ -85,6 +87,10 @@ func Permute(cfg *Config, s *State, perm []int) State {
 		}
 		u.FollowerLeo[j] = views
 		u.FetchState[j] = s.FetchState[i]
+		u.ProduceEpoch[j] = s.ProduceEpoch[i]
+		u.PartitionEpoch[j] = s.PartitionEpoch[i]
+		u.PendingIsr[j] = renameSet(s.PendingIsr[i])
+		u.AlterPartition[j] = renameMsg(s.AlterPartition[i])
 		if q := s.ControllerQueue[i]; len(q) > 0 {
 			nq := make([]Msg, len(q))
 			for k, m := range q {
@@ -143,10 +149,24 @@ func AppendPermutedEncoding(buf []byte, cfg *Config, s *State, perm, inv []int) 
 		if m.Type != MsgNone {
 			m.Leader, m.Src, m.Dst = rename(m.Leader), rename(m.Src), rename(m.Dst)
 		}
-		if m.Type == MsgLeaderAndIsr {
+		switch m.Type {
+		case MsgLeaderAndIsr:
 			e.b = append(e.b, byte(m.Type))
 			e.replica(m.Leader)
 			e.int(m.Epoch)
+			set(m.Isr)
+			e.int(m.PartitionEpoch)
+			return
+		case MsgAlterPartition:
+			e.b = append(e.b, byte(m.Type))
+			e.int(m.LeaderEpoch)
+			e.int(m.PartitionEpoch)
+			set(m.Isr)
+			return
+		case MsgAlterPartitionResponse:
+			e.b = append(e.b, byte(m.Type), byte(m.Error))
+			e.int(m.LeaderEpoch)
+			e.int(m.PartitionEpoch)
 			set(m.Isr)
 			return
 		}
@@ -199,9 +219,16 @@ func AppendPermutedEncoding(buf []byte, cfg *Config, s *State, perm, inv []int) 
 	for j := range n {
 		e.b = append(e.b, byte(s.FetchState[inv[j]]))
 	}
+	ints(s.ProduceEpoch)
+	ints(s.PartitionEpoch)
+	e.len(n)
+	for j := range n {
+		set(s.PendingIsr[inv[j]])
+	}
 	e.replica(rename(s.CtrlLeader))
 	e.int(s.CtrlEpoch)
 	set(s.CtrlIsr)
+	e.int(s.CtrlPartitionEpoch)
 	e.len(n)
 	for j := range n {
 		q := s.ControllerQueue[inv[j]]
@@ -213,6 +240,10 @@ func AppendPermutedEncoding(buf []byte, cfg *Config, s *State, perm, inv []int) 
 	e.len(n)
 	for j := range n {
 		msg(s.Inflight[inv[j]])
+	}
+	e.len(n)
+	for j := range n {
+		msg(s.AlterPartition[inv[j]])
 	}
 	e.int(s.NextId)
 	e.int(s.Crashes)

@@ -94,10 +94,12 @@ const (
 	ErrFencedLeaderEpoch
 	ErrUnknownLeaderEpoch
 	ErrOffsetOutOfRange
+	ErrInvalidUpdateVersion
+	ErrIneligibleReplica
 )
 
 var errorNames = [...]string{"NONE", "NOT_LEADER_OR_FOLLOWER", "FENCED_LEADER_EPOCH",
-	"UNKNOWN_LEADER_EPOCH", "OFFSET_OUT_OF_RANGE"}
+	"UNKNOWN_LEADER_EPOCH", "OFFSET_OUT_OF_RANGE", "INVALID_UPDATE_VERSION", "INELIGIBLE_REPLICA"}
 
 func (e ErrorCode) String() string {
 	if int(e) < len(errorNames) {

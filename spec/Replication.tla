@@ -988,12 +988,12 @@ NeverAcked == acked = {}
 (* completed OffsetsForLeaderEpoch round trip.                             *)
 NeverEpochRoundTrip == ~\E r \in Replicas : role[r] = "Follower" /\ fetchState[r] = "Fetching"
 NeverRecoveredFromCrash == ~(crashes >= 1 /\ \A r \in Replicas : role[r] \in {"Leader", "Follower"})
-(* A committed record is held by a leader of a later epoch than the one    *)
-(* that wrote it: it survived a leader change.                              *)
+(* A committed record survives a leader change: a leader holds it that did *)
+(* not write it in its current, uninterrupted leadership (its epoch is      *)
+(* older than the leader's produceEpoch).                                    *)
 NeverCommittedSurvivesLeaderChange ==
     ~\E r \in Replicas, c \in committed :
-        role[r] = "Leader" /\ HasRecord(r, c) /\ log[r][c.offset + 1].epoch < leaderEpoch[r]
-        /\ \E x \in Replicas : x # r /\ leaderEpoch[r] > 0
+        role[r] = "Leader" /\ HasRecord(r, c) /\ log[r][c.offset + 1].epoch < produceEpoch[r]
 (* Two live replicas hold different records at one offset. *)
 NeverTwoRecordsAtOneOffset ==
     ~\E r, s \in Replicas, o \in 0..(MaxRecords - 1) :

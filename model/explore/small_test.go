@@ -170,7 +170,8 @@ func FormatCfg(cfg *model.Config, invariants []string) string {
 		cfg.Truncation, tf(cfg.Fencing), cfg.Acks, cfg.MinInsyncReplicas)
 	fmt.Fprintf(&b, "    MinIsrGatesHW = %s\n    UncleanLeaderElectionEnable = %s\n    UnflushedLoss = %s\n    LossyNetwork = %s\n",
 		tf(cfg.MinIsrGatesHW), tf(cfg.UncleanLeaderElectionEnable), tf(cfg.UnflushedLoss), tf(cfg.LossyNetwork))
-	fmt.Fprintf(&b, "    MaxRecords = %d\n    MaxEpoch = %d\n    MaxCrashes = %d\n", cfg.MaxRecords, cfg.MaxEpoch, cfg.MaxCrashes)
+	fmt.Fprintf(&b, "    MaxRecords = %d\n    MaxEpoch = %d\n    MaxCrashes = %d\n    MaxPartitionEpoch = %d\n",
+		cfg.MaxRecords, cfg.MaxEpoch, cfg.MaxCrashes, cfg.MaxPartitionEpoch)
 	if len(invariants) > 0 {
 		fmt.Fprintf(&b, "INVARIANTS\n    %s\n", strings.Join(invariants, "\n    "))
 	}

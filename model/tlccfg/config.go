@@ -25,7 +25,7 @@ var specConstants = []struct {
 	{"Replicas", Set}, {"None", ModelValue}, {"Truncation", String}, {"Fencing", Bool},
 	{"Acks", String}, {"MinInsyncReplicas", Int}, {"MinIsrGatesHW", Bool},
 	{"UncleanLeaderElectionEnable", Bool}, {"UnflushedLoss", Bool}, {"LossyNetwork", Bool},
-	{"MaxRecords", Int}, {"MaxEpoch", Int}, {"MaxCrashes", Int},
+	{"MaxRecords", Int}, {"MaxEpoch", Int}, {"MaxCrashes", Int}, {"MaxPartitionEpoch", Int},
 }
 
 var kindNames = map[ValueKind]string{ModelValue: "a model value", Int: "an integer", String: "a string", Bool: "TRUE or FALSE", Set: "a set"}
@@ -96,6 +96,7 @@ func (f *File) ToCheck() (*Check, error) {
 	cfg.MaxRecords = vals["MaxRecords"].Int
 	cfg.MaxEpoch = vals["MaxEpoch"].Int
 	cfg.MaxCrashes = vals["MaxCrashes"].Int
+	cfg.MaxPartitionEpoch = vals["MaxPartitionEpoch"].Int
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: ASSUME violated: %w", f.Path, err)
 	}
