@@ -343,6 +343,22 @@ func NoDivergingTruncation(cfg *Config, s, t State) bool {
 	return true
 }
 
+// NoCommittedTruncation mirrors the action NoCommittedTruncation: no replica
+// that is a follower after the step lost a committed record it held before.
+func NoCommittedTruncation(cfg *Config, s, t State) bool {
+	for f := range cfg.Replicas {
+		if t.Role[f] != Follower {
+			continue
+		}
+		for _, c := range s.Committed {
+			if HasRecord(&s, f, c) && !HasRecord(&t, f, c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // NeverLeaderChange mirrors NeverLeaderChange.
 func NeverLeaderChange(cfg *Config, s State) bool {
 	for r := range cfg.Replicas {
@@ -430,6 +446,7 @@ var Properties = map[string]ActionProperty{
 	"NeverTruncates":              NoTruncation,
 	"NeverHWAdvancesWhilePending": HWStaysWhilePending,
 	"NeverDivergingTruncation":    NoDivergingTruncation,
+	"NeverTruncatesCommitted":     NoCommittedTruncation,
 }
 
 func slicesEqual(a, b []Replica) bool { return slices.Equal(a, b) }

@@ -1009,6 +1009,12 @@ NeverStalePartitionEpoch ==
 NeverDivergingTruncation == [][\A f \in Replicas :
     (inflight[f].type = "FetchResponse" /\ inflight[f].diverging /\ role'[f] # "Offline")
         => Len(log'[f]) >= Len(log[f])]_vars
+(* A follower loses a committed record from its log: what reconciling with *)
+(* an uncleanly elected leader does to the old leader.                      *)
+NoCommittedTruncation ==
+    \A f \in Replicas : \A c \in committed :
+        (role'[f] = "Follower" /\ HasRecord(f, c)) => HasRecord(f, c)'
+NeverTruncatesCommitted == [][NoCommittedTruncation]_vars
 (* An action property: no live replica's log ever gets shorter. *)
 NoTruncation == \A r \in Replicas : role'[r] # "Offline" => Len(log'[r]) >= Len(log[r])
 NeverTruncates == [][NoTruncation]_vars

@@ -20,6 +20,7 @@ type Manifest struct {
 type Entry struct {
 	Name     string `json:"name"`
 	Policy   string `json:"policy"`
+	Release  string `json:"release"`  // the Kafka release the policy follows, or "ablation: ..."
 	Kind     string `json:"kind"`     // "proof" | "counterexample" | "witness"
 	Expect   string `json:"expect"`   // "holds" | "violated"
 	Property string `json:"property"` // the property that must be violated
