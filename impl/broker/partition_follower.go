@@ -144,7 +144,7 @@ func (p *Partition) applyOffsetsResponse(from int32, corr uint64, r protocol.Epo
 	if !p.accepts(from, r.CurrentLeaderEpoch) || p.fetchState != Truncating || r.Error != protocol.None {
 		return false, nil
 	}
-	to, done, err := fetcher.TruncationTarget(p.b.cfg.Policy, p.leo(), p.hw, p.log.EpochCache(),
+	to, done, err := fetcher.TruncationTarget(p.b.cfg.Policy, p.leo(), p.hw, p.hw, p.log.EpochCache(),
 		fetcher.EpochEndOffset{LeaderEpoch: r.LeaderEpoch, EndOffset: r.EndOffset})
 	if err != nil {
 		return false, fmt.Errorf("broker %d: %s: %w", p.b.cfg.BrokerID, p.tp, err)
