@@ -51,11 +51,15 @@ func (b *Broker) handle(m netsim.Message) {
 }
 
 // handleLeaderAndIsr is ReplicaManager.becomeLeaderOrFollower (spec
-// HandleLeaderAndIsr): each partition's state is applied only if its leader
-// epoch is newer than the replica's; then the fetchers follow the new
-// leaders (ReplicaFetcherManager.addFetcherForPartitions /
-// removeFetcherForPartitions). The response lets the controller send its
-// next request.
+// HandleLeaderAndIsr): each partition's state is applied only if its
+// leader epoch is newer than the replica's, and as a follower only if the
+// leader it names is alive (makeFollowers skips a partition whose leader
+// the metadata cache does not list as alive: its state does not change at
+// all). A request of the leader's own epoch with a newer partition epoch
+// updates its ISR (the controller fenced a follower). Then the fetchers
+// follow the new leaders (ReplicaFetcherManager.addFetcherForPartitions /
+// removeFetcherForPartitions) where the release restarts them. The
+// response lets the controller send its next request.
 func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrRequest) {
 	b.clock.Witness(req.Lamport)
 	me := b.cfg.BrokerID
@@ -77,26 +81,28 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 			continue
 		}
 		p.mu.Lock()
-		applied := st.LeaderEpoch > p.epoch
+		newer := st.LeaderEpoch > p.epoch
 		if b.mutant(MutantStaleLeaderAndIsr) { // mutant hook: >= instead of >
-			applied = st.LeaderEpoch >= p.epoch
+			newer = st.LeaderEpoch >= p.epoch
 		}
-		if applied {
-			if st.Leader == me {
-				err = p.makeLeader(st, b.now())
-			} else {
-				err = p.makeFollower(st)
-			}
+		restart := false
+		switch {
+		case newer && st.Leader == me:
+			err = p.makeLeader(st, b.now())
+		case newer && b.brokerAlive(st.Leader):
+			restart, err = p.makeFollower(st)
+		case st.LeaderEpoch == p.epoch && st.Leader == me && p.role == Leader && st.PartitionEpoch > p.partitionEpoch:
+			p.updateIsr(st)
 		}
 		evs = append(evs, b.event(p, ActHandleLeaderAndIsr, map[string]int64{"r": int64(me)}, uint64(m.ID)))
+		role := p.role
 		p.mu.Unlock()
 		b.fail(err)
 		resp.Errors[st.TopicPartition] = protocol.None
 		switch {
-		case !applied:
-		case st.Leader == me:
+		case role == Leader:
 			b.fetchers.removePartition(st.TopicPartition)
-		default:
+		case restart:
 			b.fetchers.addPartition(st.TopicPartition, st.Leader)
 		}
 	}

@@ -5,34 +5,54 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/fetcher"
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
-// makeFollower applies a LeaderAndIsr naming another broker leader
+// makeFollower applies a LeaderAndIsr naming another, live broker leader
 // (Partition.makeFollower, ReplicaManager.makeFollowers; spec
 // BecomeFollower). The caller holds p.mu and has checked that the epoch is
 // newer. Waiting produce requests are answered NOT_LEADER_OR_FOLLOWER.
-// Under HighWatermark the log is truncated to the HW here (Kafka <= 0.10.2's
-// makeFollowers) and fetching starts; the epoch policies enter the
-// truncation phase instead.
-func (p *Partition) makeFollower(st protocol.LeaderAndIsrPartition) error {
+//
+// It returns whether the fetcher restarts, which is the release's rule
+// (release.RestartFetcherOn): for a new leader only (0.10.2-2.0:
+// Partition.makeFollower returns false for the same leader in a higher
+// epoch, and the fetcher goes on as it was), or for any new epoch (2.1+).
+// A restarted fetcher reconciles by its release: 0.10.2 truncates to the
+// HW here and fetches; the OffsetsForLeaderEpoch releases enter the
+// truncation phase; DivergingEpoch fetches at once from its LEO with
+// lastFetchedEpoch.
+//
+// The leader's views of its followers are not touched: Kafka keeps the
+// remote replica states of a follower partition and decides at makeLeader
+// whether to reset them (isNewLeader).
+func (p *Partition) makeFollower(st protocol.LeaderAndIsrPartition) (restart bool, err error) {
+	rel := p.b.rel
+	restart = rel.RestartFetcherOn == release.EpochChange || p.leader != st.Leader
 	p.role = Follower
 	p.epoch = st.LeaderEpoch
 	p.leader = st.Leader
-	p.partitionEpoch = st.PartitionEpoch
+	p.partitionEpoch = -1 // a follower holds none (the spec's partitionEpoch)
 	if len(st.Replicas) > 0 {
 		p.replicas = append(p.replicas[:0], st.Replicas...)
 	}
 	p.isr = nil
 	p.pendingIsr = nil
-	p.resetRemotes(zeroTime, nil)
+	p.leaderEpochStartOffset = -1
 	p.failDelayedProduce(protocol.NotLeaderOrFollower)
-	if p.b.cfg.Policy == storage.HighWatermark {
+	switch {
+	case !restart:
+		// The same leader in a new epoch, before KAFKA-7164: the fetcher
+		// goes on in whatever state it was.
+	case rel.Reconcile == release.TruncateToHW:
 		p.fetchState = Fetching
-		return p.truncateTo(p.hw)
+		return true, p.truncateTo(p.hw)
+	case rel.Reconcile == release.ReconcileDivergingEpoch:
+		p.fetchState = Fetching
+	default:
+		p.fetchState = Truncating
 	}
-	p.fetchState = Truncating
-	return nil
+	return restart, nil
 }
 
 // canSend reports why a fetcher request of the given kind cannot be sent

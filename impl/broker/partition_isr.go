@@ -105,7 +105,7 @@ func (p *Partition) applyAlterPartitionResponse(r protocol.AlterPartitionRespons
 	}
 	p.isr = protocol.SortedIDs(r.Isr)
 	p.partitionEpoch = r.PartitionEpoch
-	p.maybeIncrementLeaderHW(p.epoch)
+	p.maybeIncrementLeaderHW()
 	return pd.kind, pd.replica, protocol.None
 }
 

@@ -6,19 +6,31 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
 // makeLeader applies a LeaderAndIsr naming this broker leader
 // (Partition.makeLeader; spec BecomeLeader). The caller holds p.mu and has
-// checked that the epoch is newer. The new epoch starts at the LEO in the
-// epoch cache, every follower view becomes unknown, and the HW may rise
-// only if the ISR is this replica alone.
+// checked that the epoch is newer.
+//
+// From 2.1 (KAFKA-7415) the new epoch enters the epoch cache here, at the
+// LEO; before, at the leader's first append (release.LeaderEntry). A new
+// leader (one that was not leading: isNewLeader) forgets its views of its
+// followers, so its HW cannot rise until every ISR follower has fetched
+// from it; a re-elected leader keeps them and only restarts their lag
+// clocks (Replica.resetLastCaughtUpTime / resetReplicaState with
+// !isNewLeader), and keeps its waiting produce requests: DelayedProduce
+// checks no epoch, so acks=all records of an earlier epoch of its
+// uninterrupted leadership are acknowledged once the HW passes them.
 func (p *Partition) makeLeader(st protocol.LeaderAndIsrPartition, now time.Time) error {
 	leo := p.leo()
-	if err := p.log.AssignEpochStartOffset(st.LeaderEpoch, leo); err != nil {
-		return fmt.Errorf("broker %d: %s: assign epoch %d at %d: %w", p.b.cfg.BrokerID, p.tp, st.LeaderEpoch, leo, err)
+	if p.b.rel.LeaderEntry == release.BecomeLeader {
+		if err := p.log.AssignEpochStartOffset(st.LeaderEpoch, leo); err != nil {
+			return fmt.Errorf("broker %d: %s: assign epoch %d at %d: %w", p.b.cfg.BrokerID, p.tp, st.LeaderEpoch, leo, err)
+		}
 	}
+	isNewLeader := p.role != Leader
 	p.role = Leader
 	p.epoch = st.LeaderEpoch
 	p.leader = p.b.cfg.BrokerID
@@ -28,19 +40,36 @@ func (p *Partition) makeLeader(st protocol.LeaderAndIsrPartition, now time.Time)
 	}
 	p.isr = protocol.SortedIDs(st.Isr)
 	p.pendingIsr = nil
-	if !p.b.mutant(MutantNoViewReset) { // mutant hook: keep the old follower views
+	switch {
+	case isNewLeader && !p.b.mutant(MutantNoViewReset): // mutant hook: a new leader keeps its old views
 		p.resetRemotes(now, p.isr)
+	case !isNewLeader && p.b.mutant(MutantReelectionViewReset): // mutant hook: a re-elected leader forgets its views
+		p.resetRemotes(now, p.isr)
+	default:
+		p.restartLagClocks(now, leo, p.isr)
 	}
 	p.leaderEpochStartOffset = leo
 	p.fetchState = FetchNone
-	// The spec's BecomeLeader calls AdvanceHW with ackEpoch -1: a replica
-	// just made leader acknowledges nothing, even if the HW jumps now.
-	// Every produce request still waiting is answered NOT_LEADER_OR_FOLLOWER
-	// (the spec never acknowledges a record written in an earlier epoch,
-	// where Kafka would keep a re-elected leader's DelayedProduce).
-	p.failDelayedProduce(protocol.NotLeaderOrFollower)
-	p.maybeIncrementLeaderHW(-1)
+	if isNewLeader {
+		// Nothing can be waiting (a follower's requests were answered when
+		// it became one), but a new leadership owes nothing to any before.
+		p.failDelayedProduce(protocol.NotLeaderOrFollower)
+	}
+	p.maybeIncrementLeaderHW()
 	return nil
+}
+
+// updateIsr applies a LeaderAndIsr of the leader's own epoch with a newer
+// partition epoch (spec UpdateIsr): the controller changed the ISR itself
+// (KRaft fences a follower that died). The leader takes the ISR and
+// partition epoch, drops a pending proposal (Partition.makeLeader resets
+// the state to CommittedPartitionState), and its HW may move. The caller
+// holds p.mu.
+func (p *Partition) updateIsr(st protocol.LeaderAndIsrPartition) {
+	p.isr = protocol.SortedIDs(st.Isr)
+	p.partitionEpoch = st.PartitionEpoch
+	p.pendingIsr = nil
+	p.maybeIncrementLeaderHW()
 }
 
 // hwIsr is the ISR the HW is computed over: the committed ISR, plus the
@@ -60,18 +89,21 @@ func (p *Partition) hwIsr() []int32 {
 }
 
 // maybeIncrementLeaderHW is Partition.maybeIncrementLeaderHW (spec
-// AdvanceHW): the HW becomes the smallest LEO over the ISR — this
+// AdvanceHW): the HW becomes the smallest LEO over the maximal ISR — this
 // replica's own, and its views of the followers' — if that is higher. It
 // does not move while a view is unknown, nor, with MinIsrGatesHW, while the
-// ISR is below min.insync.replicas. Records it passes are reported to the
-// History (spec committed) and complete the produce requests of epoch
-// ackEpoch waiting for them. The caller holds p.mu.
-func (p *Partition) maybeIncrementLeaderHW(ackEpoch int32) {
+// committed ISR is below min.insync.replicas (Partition.isUnderMinIsr).
+// Records it passes are reported to the History (spec committed) and
+// complete the produce requests waiting for them. The caller holds p.mu.
+func (p *Partition) maybeIncrementLeaderHW() {
 	isr := p.hwIsr()
+	if p.b.mutant(MutantHWOverCommittedIsr) { // mutant hook: a pending expansion does not count
+		isr = p.isr
+	}
 	if p.b.mutant(MutantHWOverAllReplicas) { // mutant hook: every replica, not the ISR
 		isr = p.replicas
 	}
-	if p.b.cfg.MinIsrGatesHW && len(isr) < p.b.cfg.MinInsyncReplicas {
+	if p.b.cfg.MinIsrGatesHW && len(p.isr) < p.b.cfg.MinInsyncReplicas {
 		return
 	}
 	candidate := p.leo()
@@ -97,7 +129,7 @@ func (p *Partition) maybeIncrementLeaderHW(ackEpoch int32) {
 			}
 		}
 	}
-	p.completeDelayedProduce(ackEpoch)
+	p.completeDelayedProduce()
 }
 
 // requestError is the error a leader answers a follower's request with
@@ -146,7 +178,7 @@ func (p *Partition) fetchAsLeader(replicaID int32, fp protocol.FetchPartition, n
 		upTo = p.hw
 	} else {
 		p.updateFollowerFetchState(replicaID, fp.FetchOffset, leo, now)
-		p.maybeIncrementLeaderHW(p.epoch)
+		p.maybeIncrementLeaderHW()
 		expand = !slices.Contains(p.isr, replicaID) && p.isFollowerInSync(replicaID)
 	}
 	resp.HighWatermark = p.hw
@@ -199,12 +231,7 @@ func (p *Partition) lastOffsetForLeaderEpoch(req protocol.OffsetsForLeaderEpochP
 	if out.Error != protocol.None {
 		return out
 	}
-	policy := p.b.cfg.Policy
-	if policy == storage.HighWatermark {
-		// A HighWatermark follower never asks; answer as KIP-101 does.
-		policy = storage.LeaderEpoch
-	}
-	e, o, err := p.log.OffsetsForLeaderEpoch(policy, req.LeaderEpoch)
+	e, o, err := p.log.OffsetsForLeaderEpoch(p.b.cfg.Policy, req.LeaderEpoch)
 	if err != nil {
 		out.Error = protocol.NotLeaderOrFollower
 		return out
@@ -240,12 +267,11 @@ func (p *Partition) appendRecordsToLeader(req protocol.ProduceRequest, d *delaye
 		d = nil
 	}
 	if d != nil {
-		d.epoch = p.epoch
 		d.baseOffset = base
 		d.requiredOffset = base + int64(len(recs))
 		p.purgatory = append(p.purgatory, d)
 	}
-	p.maybeIncrementLeaderHW(p.epoch)
+	p.maybeIncrementLeaderHW()
 	return base, protocol.None, nil
 }
 
