@@ -11,6 +11,7 @@ const (
 	ActHandleOffsetsForLeaderEpochResponse = "HandleOffsetsForLeaderEpochResponse"
 	ActSendFetch                           = "SendFetch"
 	ActHandleFetch                         = "HandleFetch"
+	ActUpdateFollowerFetchState            = "UpdateFollowerFetchState"
 	ActHandleFetchResponse                 = "HandleFetchResponse"
 	ActShrinkIsr                           = "ShrinkIsr"
 	ActExpandIsr                           = "ExpandIsr"

@@ -26,7 +26,11 @@ func (b *Broker) handle(m netsim.Message) {
 	defer b.connMu.RUnlock()
 	switch req := m.Payload.(type) {
 	case protocol.FetchRequest:
-		if req.ReplicaID != protocol.ConsumerReplicaID && b.fromDeadConnection(req.ReplicaID, req.Lamport) {
+		// A follower's fetch sent before it crashed is an orphan: releases
+		// without broker epochs in Fetch still serve and count it (the
+		// KIP-903 case; its response goes nowhere); 3.7+ rejects it
+		// (KAFKA-15221's stale broker epoch).
+		if req.ReplicaID != protocol.ConsumerReplicaID && b.fromDeadConnection(req.ReplicaID, req.Lamport) && !b.rel.StaleFetchServed {
 			return
 		}
 	case protocol.OffsetsForLeaderEpochRequest:
@@ -115,60 +119,6 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 	}
 	b.deliver(evs...)
 	b.completeDelayedFetches(false)
-}
-
-// handleFetch is KafkaApis.handleFetchRequest -> ReplicaManager.fetchMessages
-// (spec HandleFetch for a follower). In free mode a follower that has caught
-// up is proposed for the ISR (Partition.maybeExpandIsr).
-func (b *Broker) handleFetch(m netsim.Message, req protocol.FetchRequest) {
-	b.clock.Witness(req.Lamport)
-	if b.shouldDelay(req) {
-		b.delayFetch(m, req)
-		return
-	}
-	b.answerFetch(m, req)
-}
-
-// answerFetch handles a fetch now.
-func (b *Broker) answerFetch(m netsim.Message, req protocol.FetchRequest) {
-	resp := protocol.FetchResponse{}
-	var evs []*Event
-	var expand []*Partition
-	for _, fp := range req.Partitions {
-		p, ok := b.rm.get(fp.TopicPartition)
-		if !ok {
-			resp.Partitions = append(resp.Partitions, protocol.FetchResponsePartition{
-				TopicPartition: fp.TopicPartition, Error: protocol.NotLeaderOrFollower,
-				FetchOffset: fp.FetchOffset, CurrentLeaderEpoch: fp.CurrentLeaderEpoch, HighWatermark: -1,
-			})
-			continue
-		}
-		p.mu.Lock()
-		part, inSync := p.fetchAsLeader(req.ReplicaID, fp, b.now())
-		if req.ReplicaID != protocol.ConsumerReplicaID {
-			evs = append(evs, b.event(p, ActHandleFetch,
-				map[string]int64{"l": int64(b.cfg.BrokerID), "f": int64(req.ReplicaID)}, uint64(m.ID)))
-		}
-		p.mu.Unlock()
-		resp.Partitions = append(resp.Partitions, part)
-		if inSync && !b.cfg.Stepped {
-			expand = append(expand, p)
-		}
-	}
-	resp.Header = protocol.Header{CorrelationID: req.CorrelationID, Lamport: b.clock.Tick()}
-	id := b.send(m.From, resp)
-	for _, e := range evs {
-		if e != nil {
-			e.Sent = []uint64{id}
-		}
-	}
-	b.deliver(evs...)
-	for _, p := range expand {
-		b.proposeIsrChange(p, isrExpand, req.ReplicaID) // refused if one is pending: fine
-	}
-	if req.ReplicaID != protocol.ConsumerReplicaID {
-		b.completeDelayedFetches(false) // the HW may have moved
-	}
 }
 
 // handleOffsetsForLeaderEpoch is KafkaApis.handleOffsetForLeaderEpochRequest

@@ -71,11 +71,18 @@ func (p *Partition) canSend(kind FetchState) error {
 }
 
 // fetchPartition takes the request slot and returns this partition's part
-// of a Fetch: from the LEO, in the current epoch. The caller holds p.mu and
-// has checked canSend(Fetching).
+// of a Fetch: from the LEO, in the current epoch, and, where the release
+// truncates on fetch, with the epoch of its last record as lastFetchedEpoch
+// (AbstractFetcherThread: PartitionFetchState.lastFetchedEpoch =
+// latestEpoch). The caller holds p.mu and has checked canSend(Fetching).
 func (p *Partition) fetchPartition(corr uint64) protocol.FetchPartition {
 	p.fetchSlot = corr
-	return protocol.FetchPartition{TopicPartition: p.tp, FetchOffset: p.leo(), CurrentLeaderEpoch: p.epoch}
+	lastFetched := storage.UndefinedEpoch
+	if p.b.rel.Reconcile == release.ReconcileDivergingEpoch {
+		lastFetched = p.log.EpochCache().LatestEpoch()
+	}
+	return protocol.FetchPartition{TopicPartition: p.tp, FetchOffset: p.leo(), CurrentLeaderEpoch: p.epoch,
+		LastFetchedEpoch: lastFetched}
 }
 
 // offsetsPartition takes the request slot and returns this partition's
@@ -123,6 +130,20 @@ func (p *Partition) applyFetchResponse(from int32, corr uint64, r protocol.Fetch
 		return false, nil
 	}
 	switch {
+	case r.Error == protocol.None && r.Diverging:
+		if p.b.mutant(MutantIgnoreDivergingEpoch) { // mutant hook: the answer is dropped
+			return true, nil
+		}
+		// AbstractFetcherThread.truncateOnFetchResponse: truncate by
+		// getOffsetTruncationState's rule and go on fetching from the new
+		// LEO with the new latest epoch; the response's data is not
+		// processed (3.9: no HW update until the next fetch).
+		to, _, err := fetcher.TruncationTarget(p.b.cfg.Policy, p.leo(), p.hw, r.FetchOffset, p.log.EpochCache(),
+			fetcher.EpochEndOffset{LeaderEpoch: r.DivergingEpoch, EndOffset: r.DivergingEndOffset})
+		if err != nil {
+			return false, fmt.Errorf("broker %d: %s: %w", p.b.cfg.BrokerID, p.tp, err)
+		}
+		return true, p.truncateTo(to)
 	case r.Error == protocol.None:
 		recs := make([]storage.Record, len(r.Records))
 		for i, x := range r.Records {

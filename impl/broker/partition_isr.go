@@ -34,16 +34,25 @@ type pendingIsrChange struct {
 	deadline time.Time
 }
 
-// isFollowerInSync is Partition.isFollowerInSync (spec ExpandIsr guard): the
-// follower's LEO, as last fetched, is at or past the HW and past the start
-// of the leader's epoch (KAFKA-7128: a follower that has not fetched
-// anything of this epoch could still hold another epoch's records there).
+// isFollowerInSync is Partition.isFollowerInSync / canAddReplicaToIsr
+// (spec ExpandIsr guard): the follower's LEO, as last fetched, is at or
+// past the HW; from 2.1 also past the start of the leader's epoch
+// (KAFKA-7128: a follower that has not fetched anything of this epoch
+// could still hold another epoch's records there); from 3.3 it must be
+// alive (KIP-841's isReplicaIsrEligible).
 func (p *Partition) isFollowerInSync(f int32) bool {
+	rel := p.b.rel
 	rr, ok := p.remotes[f]
-	if ok && p.b.mutant(MutantNoEpochStartCheck) { // mutant hook: no KAFKA-7128 check
-		return rr.leo >= p.hw
+	if !ok || rr.leo < p.hw {
+		return false
 	}
-	return ok && rr.leo >= p.hw && rr.leo >= p.leaderEpochStartOffset
+	if rel.ExpandLiveOnly && !p.b.brokerAlive(f) {
+		return false
+	}
+	if p.b.mutant(MutantNoEpochStartCheck) { // mutant hook: no KAFKA-7128 check
+		return true
+	}
+	return !rel.ExpandNeedsEpochStart || rr.leo >= p.leaderEpochStartOffset
 }
 
 // prepareIsrChange checks that this replica, as leader, may propose adding

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hwepoch/hwepoch/impl/fetcher"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
@@ -150,13 +151,16 @@ func (p *Partition) requestError(currentLeaderEpoch int32) protocol.Error {
 	return protocol.None
 }
 
-// fetchAsLeader serves one partition of a Fetch (ReplicaManager.fetchMessages,
-// Partition.updateFollowerFetchState; spec HandleFetch). A follower's fetch
-// offset becomes the leader's view of its LEO and may advance the HW; a
-// consumer reads up to the HW. It reports whether the follower now
-// qualifies for the ISR (maybeExpandIsr's test), for free mode. The caller
-// holds p.mu.
-func (p *Partition) fetchAsLeader(replicaID int32, fp protocol.FetchPartition, now time.Time) (protocol.FetchResponsePartition, bool) {
+// readAsLeader is the read half of serving one partition of a Fetch
+// (Partition.fetchRecords / readRecords under the partition lock;
+// ReplicaManager.readFromLocalLog): the request's errors, the
+// lastFetchedEpoch check where the release has truncation on fetch, and
+// the records with the HW and LEO as they are before this fetch updates
+// anything. A consumer reads up to the HW. It reports whether the
+// follower's fetch state is to be updated (updateFollowerFetchState, the
+// second half): for a follower's fetch without error or divergence. The
+// caller holds p.mu.
+func (p *Partition) readAsLeader(replicaID int32, fp protocol.FetchPartition) (protocol.FetchResponsePartition, bool) {
 	leo := p.leo()
 	resp := protocol.FetchResponsePartition{
 		TopicPartition:     p.tp,
@@ -165,32 +169,39 @@ func (p *Partition) fetchAsLeader(replicaID int32, fp protocol.FetchPartition, n
 		HighWatermark:      -1,
 		LogEndOffset:       leo,
 	}
+	follower := replicaID != protocol.ConsumerReplicaID
 	resp.Error = p.requestError(fp.CurrentLeaderEpoch)
+	if resp.Error == protocol.None && follower && p.b.rel.Reconcile == release.ReconcileDivergingEpoch {
+		if div, ok := fetcher.DivergingEpoch(p.log.EpochCache(), leo, fp.FetchOffset, fp.LastFetchedEpoch); ok {
+			// No records, and (3.9, KAFKA-13141) no update of the
+			// follower's fetch state: its fetch offset is not a prefix of
+			// this log. Kafka answers the pre-read HW, which a 3.9
+			// follower does not process on a divergence; like the spec,
+			// this answers none.
+			resp.Diverging, resp.DivergingEpoch, resp.DivergingEndOffset = true, div.LeaderEpoch, div.EndOffset
+			return resp, p.b.mutant(MutantUpdateDivergingFetchState) // mutant hook: count the diverging fetch
+		}
+	}
 	if resp.Error == protocol.None && (fp.FetchOffset > leo || fp.FetchOffset < 0) {
 		resp.Error = protocol.OffsetOutOfRange
 	}
 	if resp.Error != protocol.None {
 		return resp, false
 	}
-	expand := false
 	upTo := leo
-	if replicaID == protocol.ConsumerReplicaID {
+	if !follower {
 		upTo = p.hw
-	} else {
-		p.updateFollowerFetchState(replicaID, fp.FetchOffset, leo, now)
-		p.maybeIncrementLeaderHW()
-		expand = !slices.Contains(p.isr, replicaID) && p.isFollowerInSync(replicaID)
 	}
 	resp.HighWatermark = p.hw
 	if fp.FetchOffset < upTo {
 		recs, err := p.log.Read(fp.FetchOffset, int(upTo-fp.FetchOffset))
 		if err != nil {
-			resp.Error = protocol.OffsetOutOfRange
+			resp.Error, resp.HighWatermark = protocol.OffsetOutOfRange, -1
 			return resp, false
 		}
 		resp.Records = wireRecords(recs)
 	}
-	return resp, expand
+	return resp, follower
 }
 
 // updateFollowerFetchState is Replica.updateFetchState: the fetch offset is

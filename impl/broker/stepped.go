@@ -95,6 +95,7 @@ func (b *Broker) ConnectionLost(peer int32, stamp uint64) {
 	}
 	b.peerDown[peer] = true
 	b.peerMu.Unlock()
+	b.peerCrashed(peer)
 	if t, ok := b.fetchers.existing(peer); ok {
 		t.abandon(0, false)
 	}
