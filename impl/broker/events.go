@@ -15,6 +15,7 @@ const (
 	ActHandleFetchResponse                 = "HandleFetchResponse"
 	ActShrinkIsr                           = "ShrinkIsr"
 	ActExpandIsr                           = "ExpandIsr"
+	ActHandleAlterPartitionResponse        = "HandleAlterPartitionResponse"
 	ActCheckpointHW                        = "CheckpointHW"
 	ActLoseMessage                         = "LoseMessage"
 )

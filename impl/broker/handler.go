@@ -200,8 +200,10 @@ func (b *Broker) handleProduce(m netsim.Message, req protocol.ProduceRequest) {
 	}
 }
 
-// handleAlterPartitionResponse completes an ISR change (spec ShrinkIsr /
-// ExpandIsr, whose post-state is this one).
+// handleAlterPartitionResponse applies the controller's answer to an ISR
+// change (spec ShrinkIsr / ExpandIsr under the ZooKeeper releases, whose
+// post-state is this one; HandleAlterPartitionResponse under asynchronous
+// AlterPartition).
 func (b *Broker) handleAlterPartitionResponse(m netsim.Message, r protocol.AlterPartitionResponse) {
 	b.clock.Witness(r.Lamport)
 	p, ok := b.rm.get(r.Partition)
@@ -211,7 +213,12 @@ func (b *Broker) handleAlterPartitionResponse(m netsim.Message, r protocol.Alter
 	p.mu.Lock()
 	kind, f, _ := p.applyAlterPartitionResponse(r)
 	var ev *Event
-	if kind != 0 {
+	switch {
+	case b.rel.AsyncIsr:
+		// Consumed whatever it finds: a proposal a LeaderAndIsr has
+		// dropped since is not changed by it.
+		ev = b.event(p, ActHandleAlterPartitionResponse, map[string]int64{"l": int64(b.cfg.BrokerID)}, uint64(m.ID))
+	case !b.rel.AsyncIsr && kind != 0:
 		ev = b.event(p, kind.action(), map[string]int64{"l": int64(b.cfg.BrokerID), "f": int64(f)}, uint64(m.ID))
 		if ev != nil && r.TraceSeq != 0 {
 			ev.Seq = r.TraceSeq

@@ -149,7 +149,9 @@ var argNames = map[string][]string{
 	ActElect: {"r"}, "HandleLeaderAndIsr": {"r"}, "Produce": {"l"},
 	"SendOffsetsForLeaderEpoch": {"f"}, "HandleOffsetsForLeaderEpoch": {"l", "f"},
 	"HandleOffsetsForLeaderEpochResponse": {"f"}, "SendFetch": {"f"}, "HandleFetch": {"l", "f"},
-	"HandleFetchResponse": {"f"}, "ShrinkIsr": {"l", "f"}, "ExpandIsr": {"l", "f"},
+	"UpdateFollowerFetchState": {"l", "f"},
+	"HandleFetchResponse":      {"f"}, "ShrinkIsr": {"l", "f"}, "ExpandIsr": {"l", "f"},
+	ActHandleAlterPartition: {"l"}, "HandleAlterPartitionResponse": {"l"},
 	"CheckpointHW": {"r"}, ActCrash: {"r", "keep"}, ActRestart: {"r"}, "LoseMessage": {"f"},
 }
 

@@ -139,8 +139,16 @@ func becomeFollower(policy storage.Policy, f, l int64, rounds int) []Step {
 	return steps
 }
 
-// fetchRound is one Fetch round trip of f from l.
+// fetchRound is one Fetch round trip of f from l that l counts: the read,
+// the update of l's view of f, the response (which carries l's HW from
+// before the update).
 func fetchRound(f, l int64) []Step {
+	return []Step{S("SendFetch", f), S("HandleFetch", l, f), S("UpdateFollowerFetchState", l, f), S("HandleFetchResponse", f)}
+}
+
+// refusedFetch is a Fetch round trip that l answers at once (an error or
+// a divergence): nothing to update.
+func refusedFetch(f, l int64) []Step {
 	return []Step{S("SendFetch", f), S("HandleFetch", l, f), S("HandleFetchResponse", f)}
 }
 
