@@ -129,8 +129,8 @@ func reconciled(p PartitionSnapshot) bool {
 // OffsetsForLeaderEpoch round trips.
 func becomeFollower(policy storage.Policy, f, l int64, rounds int) []Step {
 	steps := []Step{S("HandleLeaderAndIsr", f)}
-	if policy == storage.HighWatermark {
-		return steps
+	if policy == storage.HighWatermark || policy == storage.DivergingEpoch {
+		return steps // 0.10.2 truncated to its HW, 3.9 reconciles by fetching
 	}
 	for range rounds {
 		steps = append(steps, S("SendOffsetsForLeaderEpoch", f), S("HandleOffsetsForLeaderEpoch", l, f),
