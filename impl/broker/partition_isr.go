@@ -8,8 +8,6 @@ import (
 	"github.com/hwepoch/hwepoch/impl/protocol"
 )
 
-var zeroTime time.Time
-
 // isrChangeKind says whether an AlterPartition adds or removes a replica.
 type isrChangeKind uint8
 

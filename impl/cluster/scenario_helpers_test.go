@@ -146,12 +146,6 @@ func fetchRound(f, l int64) []Step {
 	return []Step{S("SendFetch", f), S("HandleFetch", l, f), S("UpdateFollowerFetchState", l, f), S("HandleFetchResponse", f)}
 }
 
-// refusedFetch is a Fetch round trip that l answers at once (an error or
-// a divergence): nothing to update.
-func refusedFetch(f, l int64) []Step {
-	return []Step{S("SendFetch", f), S("HandleFetch", l, f), S("HandleFetchResponse", f)}
-}
-
 func cat(parts ...[]Step) []Step {
 	var out []Step
 	for _, p := range parts {
