@@ -11,6 +11,7 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/cluster"
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
@@ -29,7 +30,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	seeds := fs.Int("seeds", 20, "number of seeds to run")
 	first := fs.Uint64("seed", 1, "first seed")
-	policy := fs.String("policy", "LeaderEpoch", "truncation policy: HighWatermark, Kip101 or LeaderEpoch")
+	policy := fs.String("policy", "LeaderEpoch", "truncation policy (a Kafka release): HighWatermark (0.10.2), Kip101 (0.11.0), LeaderEpoch (2.1.0) or DivergingEpoch (3.9.0)")
 	brokers := fs.Int("brokers", 3, "brokers (= replication factor)")
 	acks := fs.String("acks", "all", "producer acks: 0, 1 or all")
 	minIsr := fs.Int("min-insync", 2, "min.insync.replicas")
@@ -87,13 +88,14 @@ flags:`)
 	base := cluster.DefaultChaos("", 0)
 	base.Brokers, base.Policy, base.Acks, base.MinInsyncReplicas = *brokers, p, a, *minIsr
 	base.UncleanLeaderElectionEnable, base.UnflushedLoss, base.Fencing = *unclean, *unflushed, *fencing
+	base.MinIsrGatesHW = release.Must(p).MinIsrGatesHW // the release's own (3.7+: KAFKA-15583)
 	base.Duration, base.Interval = *duration, *interval
 	base.Faults.DropRate, base.Faults.DelayRate, base.Faults.MaxDelay = *drop, *delay, *maxDelay
 	base.Settings = append(base.Settings, settings...)
 	want := *expect
 	if want == "auto" {
 		want = "violated"
-		if p == storage.LeaderEpoch && *fencing && !*unclean && !*unflushed {
+		if (p == storage.LeaderEpoch || p == storage.DivergingEpoch) && *fencing && !*unclean && !*unflushed {
 			want = "holds"
 		}
 	}

@@ -8,16 +8,33 @@ import (
 
 // proposeIsrChange sends an AlterPartition adding or removing f
 // (AlterPartitionManager.submit). It returns the request's correlation id.
+//
+// Under the ZooKeeper releases this is the leader's conditional write of
+// the ISR, which the spec takes as one step (ShrinkIsr / ExpandIsr): the
+// event is recorded when the answer commits it. Under asynchronous
+// AlterPartition (3.9) the proposal is the spec's ShrinkIsr / ExpandIsr
+// step, the controller's decision (HandleAlterPartition) and the leader's
+// applying of the answer (HandleAlterPartitionResponse) are steps of their
+// own.
 func (b *Broker) proposeIsrChange(p *Partition, kind isrChangeKind, f int32) (uint64, error) {
 	corr := b.nextCorrelationID()
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	req, err := p.prepareIsrChange(kind, f, corr, b.now())
 	if err != nil {
+		p.mu.Unlock()
 		return 0, err
 	}
 	req.Lamport = b.clock.Tick()
-	b.send(b.cfg.ControllerNode, req)
+	id := b.send(b.cfg.ControllerNode, req)
+	var ev *Event
+	if b.rel.AsyncIsr {
+		ev = b.event(p, kind.action(), map[string]int64{"l": int64(b.cfg.BrokerID), "f": int64(f)}, 0)
+		if ev != nil && id != 0 {
+			ev.Sent = []uint64{id}
+		}
+	}
+	p.mu.Unlock()
+	b.deliver(ev)
 	return corr, nil
 }
 
@@ -28,7 +45,7 @@ func (b *Broker) proposeIsrChange(p *Partition, kind isrChangeKind, f int32) (ui
 func (b *Broker) retryAlterPartitions(now time.Time) {
 	for _, p := range b.rm.all() {
 		p.mu.Lock()
-		if pd := p.pendingIsr; pd != nil && now.After(pd.deadline) {
+		if pd := p.pendingIsr; pd != nil && !pd.answered && now.After(pd.deadline) {
 			pd.req.CorrelationID = b.nextCorrelationID()
 			pd.req.Lamport = b.clock.Tick()
 			pd.deadline = now.Add(b.cfg.RequestTimeout)

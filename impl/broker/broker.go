@@ -9,12 +9,14 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 )
 
 // Broker is one running incarnation of a broker: it lives from Start until
 // Crash or Shutdown. A restart is a new Broker on the same directory.
 type Broker struct {
 	cfg      Config
+	rel      release.Release // what cfg.Policy's Kafka release does
 	net      *netsim.Network
 	ep       *netsim.Endpoint
 	clock    *protocol.LamportClock
@@ -35,6 +37,7 @@ type Broker struct {
 	failed error // first internal error (an I/O error, a storage refusal)
 
 	fetchWait delayedFetches // free mode's fetch purgatory
+	reads     servedReads    // stepped mode's reads waiting for UpdateFollowerFetchState
 	// lastLeaderAndIsr is the correlation id of the last LeaderAndIsr
 	// applied (the controller's are increasing); only the serve goroutine
 	// touches it.
@@ -47,6 +50,10 @@ type Broker struct {
 	connMu    sync.RWMutex
 	peerMu    sync.Mutex
 	peerCrash map[int32]uint64 // per peer: the Lamport stamp of its last crash
+	// peerDown holds the peers known to be down (ConnectionLost, until
+	// PeerStarted): the broker's view of which brokers are alive, Kafka's
+	// MetadataCache.getAliveBrokers.
+	peerDown map[int32]bool
 
 	alterMu      sync.Mutex
 	alterResults map[uint64]protocol.AlterPartitionResponse // stepped mode
@@ -64,7 +71,8 @@ func Start(cfg Config, net *netsim.Network) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Broker{cfg: cfg, net: net, ep: ep, clock: cfg.Clock, now: cfg.Now}
+	rel, _ := release.Of(cfg.Policy) // Validate checked the policy
+	b := &Broker{cfg: cfg, rel: rel, net: net, ep: ep, clock: cfg.Clock, now: cfg.Now}
 	if b.clock == nil {
 		b.clock = &protocol.LamportClock{}
 	}
@@ -104,6 +112,9 @@ func endpoint(net *netsim.Network, id netsim.NodeID) (*netsim.Endpoint, error) {
 	}
 	return ep, err
 }
+
+// Release is what this broker's Kafka release does (release.Of(Config.Policy)).
+func (b *Broker) Release() release.Release { return b.rel }
 
 // ID is broker.id.
 func (b *Broker) ID() int32 { return b.cfg.BrokerID }

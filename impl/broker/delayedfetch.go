@@ -4,8 +4,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hwepoch/hwepoch/impl/fetcher"
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 )
 
 // delayedFetches is the fetch purgatory (Kafka's DelayedFetch), free mode
@@ -13,8 +15,9 @@ import (
 // nothing is held for up to replica.fetch.wait.max.ms, until the leader has
 // something new (an append, a HW move, a leadership change). Completing it
 // handles it from scratch, as if it had just arrived, so holding it is
-// indistinguishable from a slower network: the spec's HandleFetch stays
-// one atomic step.
+// indistinguishable from a slower network: the fetch is then read and
+// updated as any other (the spec's HandleFetch and
+// UpdateFollowerFetchState).
 type delayedFetches struct {
 	mu      sync.Mutex
 	pending []delayedFetch
@@ -42,6 +45,11 @@ func (b *Broker) shouldDelay(req protocol.FetchRequest) bool {
 		rr, known := p.remotes[req.ReplicaID]
 		idle := p.requestError(fp.CurrentLeaderEpoch) == protocol.None && fp.FetchOffset == p.leo() &&
 			known && rr.leo == fp.FetchOffset
+		if idle && p.b.rel.Reconcile == release.ReconcileDivergingEpoch {
+			// A divergence is answered at once (ReplicaManager.fetchMessages).
+			_, diverging := fetcher.DivergingEpoch(p.log.EpochCache(), p.leo(), fp.FetchOffset, fp.LastFetchedEpoch)
+			idle = !diverging
+		}
 		p.mu.Unlock()
 		if !idle {
 			return false

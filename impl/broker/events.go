@@ -11,9 +11,11 @@ const (
 	ActHandleOffsetsForLeaderEpochResponse = "HandleOffsetsForLeaderEpochResponse"
 	ActSendFetch                           = "SendFetch"
 	ActHandleFetch                         = "HandleFetch"
+	ActUpdateFollowerFetchState            = "UpdateFollowerFetchState"
 	ActHandleFetchResponse                 = "HandleFetchResponse"
 	ActShrinkIsr                           = "ShrinkIsr"
 	ActExpandIsr                           = "ExpandIsr"
+	ActHandleAlterPartitionResponse        = "HandleAlterPartitionResponse"
 	ActCheckpointHW                        = "CheckpointHW"
 	ActLoseMessage                         = "LoseMessage"
 )

@@ -26,7 +26,11 @@ func (b *Broker) handle(m netsim.Message) {
 	defer b.connMu.RUnlock()
 	switch req := m.Payload.(type) {
 	case protocol.FetchRequest:
-		if req.ReplicaID != protocol.ConsumerReplicaID && b.fromDeadConnection(req.ReplicaID, req.Lamport) {
+		// A follower's fetch sent before it crashed is an orphan: releases
+		// without broker epochs in Fetch still serve and count it (the
+		// KIP-903 case; its response goes nowhere); 3.7+ rejects it
+		// (KAFKA-15221's stale broker epoch).
+		if req.ReplicaID != protocol.ConsumerReplicaID && b.fromDeadConnection(req.ReplicaID, req.Lamport) && !b.rel.StaleFetchServed {
 			return
 		}
 	case protocol.OffsetsForLeaderEpochRequest:
@@ -51,11 +55,15 @@ func (b *Broker) handle(m netsim.Message) {
 }
 
 // handleLeaderAndIsr is ReplicaManager.becomeLeaderOrFollower (spec
-// HandleLeaderAndIsr): each partition's state is applied only if its leader
-// epoch is newer than the replica's; then the fetchers follow the new
-// leaders (ReplicaFetcherManager.addFetcherForPartitions /
-// removeFetcherForPartitions). The response lets the controller send its
-// next request.
+// HandleLeaderAndIsr): each partition's state is applied only if its
+// leader epoch is newer than the replica's, and as a follower only if the
+// leader it names is alive (makeFollowers skips a partition whose leader
+// the metadata cache does not list as alive: its state does not change at
+// all). A request of the leader's own epoch with a newer partition epoch
+// updates its ISR (the controller fenced a follower). Then the fetchers
+// follow the new leaders (ReplicaFetcherManager.addFetcherForPartitions /
+// removeFetcherForPartitions) where the release restarts them. The
+// response lets the controller send its next request.
 func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrRequest) {
 	b.clock.Witness(req.Lamport)
 	me := b.cfg.BrokerID
@@ -77,26 +85,28 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 			continue
 		}
 		p.mu.Lock()
-		applied := st.LeaderEpoch > p.epoch
+		newer := st.LeaderEpoch > p.epoch
 		if b.mutant(MutantStaleLeaderAndIsr) { // mutant hook: >= instead of >
-			applied = st.LeaderEpoch >= p.epoch
+			newer = st.LeaderEpoch >= p.epoch
 		}
-		if applied {
-			if st.Leader == me {
-				err = p.makeLeader(st, b.now())
-			} else {
-				err = p.makeFollower(st)
-			}
+		restart := false
+		switch {
+		case newer && st.Leader == me:
+			err = p.makeLeader(st, b.now())
+		case newer && b.brokerAlive(st.Leader):
+			restart, err = p.makeFollower(st)
+		case st.LeaderEpoch == p.epoch && st.Leader == me && p.role == Leader && st.PartitionEpoch > p.partitionEpoch:
+			p.updateIsr(st)
 		}
 		evs = append(evs, b.event(p, ActHandleLeaderAndIsr, map[string]int64{"r": int64(me)}, uint64(m.ID)))
+		role := p.role
 		p.mu.Unlock()
 		b.fail(err)
 		resp.Errors[st.TopicPartition] = protocol.None
 		switch {
-		case !applied:
-		case st.Leader == me:
+		case role == Leader:
 			b.fetchers.removePartition(st.TopicPartition)
-		default:
+		case restart:
 			b.fetchers.addPartition(st.TopicPartition, st.Leader)
 		}
 	}
@@ -109,60 +119,6 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 	}
 	b.deliver(evs...)
 	b.completeDelayedFetches(false)
-}
-
-// handleFetch is KafkaApis.handleFetchRequest -> ReplicaManager.fetchMessages
-// (spec HandleFetch for a follower). In free mode a follower that has caught
-// up is proposed for the ISR (Partition.maybeExpandIsr).
-func (b *Broker) handleFetch(m netsim.Message, req protocol.FetchRequest) {
-	b.clock.Witness(req.Lamport)
-	if b.shouldDelay(req) {
-		b.delayFetch(m, req)
-		return
-	}
-	b.answerFetch(m, req)
-}
-
-// answerFetch handles a fetch now.
-func (b *Broker) answerFetch(m netsim.Message, req protocol.FetchRequest) {
-	resp := protocol.FetchResponse{}
-	var evs []*Event
-	var expand []*Partition
-	for _, fp := range req.Partitions {
-		p, ok := b.rm.get(fp.TopicPartition)
-		if !ok {
-			resp.Partitions = append(resp.Partitions, protocol.FetchResponsePartition{
-				TopicPartition: fp.TopicPartition, Error: protocol.NotLeaderOrFollower,
-				FetchOffset: fp.FetchOffset, CurrentLeaderEpoch: fp.CurrentLeaderEpoch, HighWatermark: -1,
-			})
-			continue
-		}
-		p.mu.Lock()
-		part, inSync := p.fetchAsLeader(req.ReplicaID, fp, b.now())
-		if req.ReplicaID != protocol.ConsumerReplicaID {
-			evs = append(evs, b.event(p, ActHandleFetch,
-				map[string]int64{"l": int64(b.cfg.BrokerID), "f": int64(req.ReplicaID)}, uint64(m.ID)))
-		}
-		p.mu.Unlock()
-		resp.Partitions = append(resp.Partitions, part)
-		if inSync && !b.cfg.Stepped {
-			expand = append(expand, p)
-		}
-	}
-	resp.Header = protocol.Header{CorrelationID: req.CorrelationID, Lamport: b.clock.Tick()}
-	id := b.send(m.From, resp)
-	for _, e := range evs {
-		if e != nil {
-			e.Sent = []uint64{id}
-		}
-	}
-	b.deliver(evs...)
-	for _, p := range expand {
-		b.proposeIsrChange(p, isrExpand, req.ReplicaID) // refused if one is pending: fine
-	}
-	if req.ReplicaID != protocol.ConsumerReplicaID {
-		b.completeDelayedFetches(false) // the HW may have moved
-	}
 }
 
 // handleOffsetsForLeaderEpoch is KafkaApis.handleOffsetForLeaderEpochRequest
@@ -244,8 +200,10 @@ func (b *Broker) handleProduce(m netsim.Message, req protocol.ProduceRequest) {
 	}
 }
 
-// handleAlterPartitionResponse completes an ISR change (spec ShrinkIsr /
-// ExpandIsr, whose post-state is this one).
+// handleAlterPartitionResponse applies the controller's answer to an ISR
+// change (spec ShrinkIsr / ExpandIsr under the ZooKeeper releases, whose
+// post-state is this one; HandleAlterPartitionResponse under asynchronous
+// AlterPartition).
 func (b *Broker) handleAlterPartitionResponse(m netsim.Message, r protocol.AlterPartitionResponse) {
 	b.clock.Witness(r.Lamport)
 	p, ok := b.rm.get(r.Partition)
@@ -255,7 +213,12 @@ func (b *Broker) handleAlterPartitionResponse(m netsim.Message, r protocol.Alter
 	p.mu.Lock()
 	kind, f, _ := p.applyAlterPartitionResponse(r)
 	var ev *Event
-	if kind != 0 {
+	switch {
+	case b.rel.AsyncIsr:
+		// Consumed whatever it finds: a proposal a LeaderAndIsr has
+		// dropped since is not changed by it.
+		ev = b.event(p, ActHandleAlterPartitionResponse, map[string]int64{"l": int64(b.cfg.BrokerID)}, uint64(m.ID))
+	case !b.rel.AsyncIsr && kind != 0:
 		ev = b.event(p, kind.action(), map[string]int64{"l": int64(b.cfg.BrokerID), "f": int64(f)}, uint64(m.ID))
 		if ev != nil && r.TraceSeq != 0 {
 			ev.Seq = r.TraceSeq

@@ -132,16 +132,38 @@ func (h *harness) produceResponses() []protocol.ProduceResponse {
 	return out
 }
 
-// fetch sends follower f's Fetch and returns the leader's answer.
+// fetch sends follower f's Fetch and returns the leader's answer, after
+// both steps of serving it (the read, then UpdateFollowerFetchState).
 func (h *harness) fetch(f int32, offset int64, currentEpoch int32) protocol.FetchResponsePartition {
 	h.t.Helper()
-	h.deliver(FetcherNode(f, me), Node(me), protocol.FetchRequest{Header: protocol.Header{CorrelationID: h.next()}, ReplicaID: f,
-		Partitions: []protocol.FetchPartition{{TopicPartition: tp, FetchOffset: offset, CurrentLeaderEpoch: currentEpoch}}})
-	got := h.take(FetcherNode(f, me))
+	return h.fetchLast(f, offset, currentEpoch, -1)
+}
+
+// fetchLast is fetch with a lastFetchedEpoch.
+func (h *harness) fetchLast(f int32, offset int64, currentEpoch, lastFetched int32) protocol.FetchResponsePartition {
+	h.t.Helper()
+	got := h.read(f, offset, currentEpoch, lastFetched)
+	if len(got) == 0 {
+		if err := h.b.UpdateFollowerFetchState(tp, f); err != nil {
+			h.t.Fatal(err)
+		}
+		h.idle()
+		got = h.take(FetcherNode(f, me))
+	}
 	if len(got) != 1 {
 		h.t.Fatalf("want one fetch response, got %v", got)
 	}
 	return got[0].(protocol.FetchResponse).Partitions[0]
+}
+
+// read delivers follower f's Fetch and returns what the leader answered at
+// once (nothing when it parked the read for UpdateFollowerFetchState).
+func (h *harness) read(f int32, offset int64, currentEpoch, lastFetched int32) []any {
+	h.t.Helper()
+	h.deliver(FetcherNode(f, me), Node(me), protocol.FetchRequest{Header: protocol.Header{CorrelationID: h.next()}, ReplicaID: f,
+		Partitions: []protocol.FetchPartition{{TopicPartition: tp, FetchOffset: offset, CurrentLeaderEpoch: currentEpoch,
+			LastFetchedEpoch: lastFetched}}})
+	return h.take(FetcherNode(f, me))
 }
 
 func (h *harness) offsetsFor(f int32, epoch, currentEpoch int32) protocol.EpochEndOffset {

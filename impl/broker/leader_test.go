@@ -7,8 +7,9 @@ import (
 )
 
 // The leader's HW (Partition.maybeIncrementLeaderHW): min LEO over the ISR
-// from the leader's views, blocked while a view is unknown, never back,
-// views forgotten with each new epoch.
+// from the leader's views, blocked while a view is unknown, never back;
+// a re-elected leader keeps its views (Replica.resetReplicaState with
+// !isNewLeader), a new leader forgets them.
 func TestLeaderHighWatermark(t *testing.T) {
 	h := newHarness(t, nil)
 	h.leaderAndIsr(me, 0, 1, 2, 3)
@@ -23,8 +24,10 @@ func TestLeaderHighWatermark(t *testing.T) {
 	if hw() != 0 {
 		t.Fatalf("HW %d while follower 3's view is unknown", hw())
 	}
-	if r := h.fetch(3, 1, 0); r.HighWatermark != 1 || len(r.Records) != 2 {
-		t.Fatalf("fetch at 1: HW %d, %d records; want HW 1 and 2 records", r.HighWatermark, len(r.Records))
+	// The response carries the HW read before this fetch's update (the
+	// split fetch): 0, while the leader's HW is now 1.
+	if r := h.fetch(3, 1, 0); r.HighWatermark != 0 || len(r.Records) != 2 || hw() != 1 {
+		t.Fatalf("fetch at 1: HW %d, %d records, leader HW %d; want HW 0, 2 records, leader HW 1", r.HighWatermark, len(r.Records), hw())
 	}
 	h.fetch(3, 3, 0)
 	if hw() != 3 {
@@ -37,22 +40,34 @@ func TestLeaderHighWatermark(t *testing.T) {
 	if v := h.state().FollowerLEO; v[2] != 2 || v[3] != 3 || v[1] != -1 {
 		t.Fatalf("follower views %v, want 2:2 3:3 1:-1", v)
 	}
-	// A new epoch forgets the views: the HW waits for every ISR follower.
+	// Re-elected in epoch 1 without a break: the views stay.
 	h.leaderAndIsr(me, 1, 1, 2, 3)
-	if v := h.state().FollowerLEO; v[2] != -1 || v[3] != -1 {
-		t.Fatalf("views %v not reset by the new epoch", v)
+	if v := h.state().FollowerLEO; v[2] != 2 || v[3] != 3 {
+		t.Fatalf("views %v reset by a re-election", v)
 	}
 	h.produce(protocol.AcksLeader, 4)
 	h.fetch(2, 4, 1)
 	if hw() != 3 {
-		t.Fatalf("HW %d moved with follower 3 unknown in epoch 1", hw())
+		t.Fatalf("HW %d, want 3 (follower 3 is at 3)", hw())
 	}
 	h.fetch(3, 4, 1)
 	if hw() != 4 {
 		t.Fatalf("HW %d, want 4", hw())
 	}
+	// A follower in epoch 2, leader again in epoch 3: a new leader, the
+	// views are forgotten and the HW waits for every ISR follower.
+	h.leaderAndIsr(2, 2, 1, 2, 3)
+	h.leaderAndIsr(me, 3, 1, 2, 3)
+	if v := h.state().FollowerLEO; v[2] != -1 || v[3] != -1 {
+		t.Fatalf("views %v not reset for a new leader", v)
+	}
+	h.produce(protocol.AcksLeader, 5)
+	h.fetch(2, 5, 3)
+	if hw() != 4 {
+		t.Fatalf("HW %d moved with follower 3 unknown in epoch 3", hw())
+	}
 	// The committed history saw every record the HW passed, once.
-	if len(h.state().Log) != 4 {
+	if len(h.state().Log) != 5 {
 		t.Fatalf("log %v", h.state().Log)
 	}
 }

@@ -38,22 +38,43 @@ const (
 	// broker otherwise recognises by its correlation id: the mutant lets
 	// that through too, as a broker relying on the epoch alone would.
 	MutantStaleLeaderAndIsr Mutant = "stale-leader-and-isr"
-	// MutantNoViewReset: a new leader keeps its follower views from before
-	// (Replica.resetReplicaState skipped), so its HW can rise on LEOs
-	// learnt in another epoch.
+	// MutantNoViewReset: a new leader (one that was not leading) keeps its
+	// follower views from its last leadership (Replica.resetReplicaState
+	// skipped for isNewLeader), so its HW can rise on LEOs learnt in an
+	// epoch it did not lead. A re-elected leader keeping its views is
+	// Kafka's behaviour, not this mutant.
 	MutantNoViewReset Mutant = "no-view-reset"
+	// MutantReelectionViewReset: a leader re-elected without a break forgets
+	// its follower views (resets them as a new leader does), which Kafka
+	// does not: its HW then waits for a fetch of every ISR follower.
+	MutantReelectionViewReset Mutant = "reelection-view-reset"
 	// MutantAckOnAppend: acks=all is answered right after the append, like
 	// acks=1.
 	MutantAckOnAppend Mutant = "ack-on-append"
 	// MutantNoEpochStartCheck: a follower joins the ISR once its LEO passes
 	// the HW, even below the start of the leader's epoch (KAFKA-7128).
 	MutantNoEpochStartCheck Mutant = "no-epoch-start-check"
+	// MutantUpdateDivergingFetchState: the leader records a diverging
+	// follower's fetch offset as its LEO (KAFKA-13141, the bug of 2.8.0):
+	// the HW can pass records the follower does not hold.
+	MutantUpdateDivergingFetchState Mutant = "update-diverging-fetch-state"
+	// MutantIgnoreDivergingEpoch: the follower drops a divergingEpoch
+	// answer instead of truncating on it, and so never reconciles.
+	MutantIgnoreDivergingEpoch Mutant = "ignore-diverging-epoch"
+	// MutantHWOverCommittedIsr: the leader's HW is the least LEO over the
+	// committed ISR, not the maximal one (KIP-497): a replica whose
+	// addition is pending is not waited for.
+	MutantHWOverCommittedIsr Mutant = "hw-over-committed-isr"
+	// MutantStalePartitionEpoch: the controller accepts an AlterPartition
+	// whose partition epoch is stale, as if it were current.
+	MutantStalePartitionEpoch Mutant = "stale-partition-epoch"
 )
 
 // Mutants lists every mutant, in the order reports show them.
 var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, MutantHWOverAllReplicas,
 	MutantFollowerHWNotClamped, MutantCacheNotTruncated, MutantStaleLeaderAndIsr, MutantNoViewReset,
-	MutantAckOnAppend, MutantNoEpochStartCheck}
+	MutantAckOnAppend, MutantNoEpochStartCheck, MutantReelectionViewReset, MutantUpdateDivergingFetchState,
+	MutantIgnoreDivergingEpoch, MutantHWOverCommittedIsr, MutantStalePartitionEpoch}
 
 // mutant reports whether m is enabled (Config.Mutants).
 func (b *Broker) mutant(m Mutant) bool {

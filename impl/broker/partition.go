@@ -85,8 +85,8 @@ func (p *Partition) TopicPartition() protocol.TopicPartition { return p.tp }
 // leo reads the log end offset.
 func (p *Partition) leo() int64 { return p.log.LEO() }
 
-// resetRemotes forgets every follower view (Replica.resetReplicaState on
-// makeLeader / makeFollower): all unknown, so a new leader's HW cannot rise
+// resetRemotes forgets every follower view (a new leader's
+// Replica.resetReplicaState): all unknown, so a new leader's HW cannot rise
 // until every ISR follower has fetched in its epoch.
 func (p *Partition) resetRemotes(now time.Time, isr []int32) {
 	p.remotes = map[int32]*remoteReplica{}
@@ -101,6 +101,24 @@ func (p *Partition) resetRemotes(now time.Time, isr []int32) {
 			rr.lastCaughtUpTime = now
 		}
 		p.remotes[r] = rr
+	}
+}
+
+// restartLagClocks is a re-elected leader's Replica.resetLastCaughtUpTime:
+// each follower keeps its LEO as the leader last saw it; its lag clock
+// restarts now if it is in the ISR, and counts as long behind otherwise.
+func (p *Partition) restartLagClocks(now time.Time, leo int64, isr []int32) {
+	for _, r := range p.replicas {
+		if r == p.b.cfg.BrokerID {
+			continue
+		}
+		rr := p.remote(r)
+		rr.lastFetchLeaderLEO = leo
+		rr.lastFetchTime = now
+		rr.lastCaughtUpTime = time.Time{}
+		if slices.Contains(isr, r) {
+			rr.lastCaughtUpTime = now
+		}
 	}
 }
 

@@ -5,34 +5,54 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/fetcher"
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
-// makeFollower applies a LeaderAndIsr naming another broker leader
+// makeFollower applies a LeaderAndIsr naming another, live broker leader
 // (Partition.makeFollower, ReplicaManager.makeFollowers; spec
 // BecomeFollower). The caller holds p.mu and has checked that the epoch is
 // newer. Waiting produce requests are answered NOT_LEADER_OR_FOLLOWER.
-// Under HighWatermark the log is truncated to the HW here (Kafka <= 0.10.2's
-// makeFollowers) and fetching starts; the epoch policies enter the
-// truncation phase instead.
-func (p *Partition) makeFollower(st protocol.LeaderAndIsrPartition) error {
+//
+// It returns whether the fetcher restarts, which is the release's rule
+// (release.RestartFetcherOn): for a new leader only (0.10.2-2.0:
+// Partition.makeFollower returns false for the same leader in a higher
+// epoch, and the fetcher goes on as it was), or for any new epoch (2.1+).
+// A restarted fetcher reconciles by its release: 0.10.2 truncates to the
+// HW here and fetches; the OffsetsForLeaderEpoch releases enter the
+// truncation phase; DivergingEpoch fetches at once from its LEO with
+// lastFetchedEpoch.
+//
+// The leader's views of its followers are not touched: Kafka keeps the
+// remote replica states of a follower partition and decides at makeLeader
+// whether to reset them (isNewLeader).
+func (p *Partition) makeFollower(st protocol.LeaderAndIsrPartition) (restart bool, err error) {
+	rel := p.b.rel
+	restart = rel.RestartFetcherOn == release.EpochChange || p.leader != st.Leader
 	p.role = Follower
 	p.epoch = st.LeaderEpoch
 	p.leader = st.Leader
-	p.partitionEpoch = st.PartitionEpoch
+	p.partitionEpoch = -1 // a follower holds none (the spec's partitionEpoch)
 	if len(st.Replicas) > 0 {
 		p.replicas = append(p.replicas[:0], st.Replicas...)
 	}
 	p.isr = nil
 	p.pendingIsr = nil
-	p.resetRemotes(zeroTime, nil)
+	p.leaderEpochStartOffset = -1
 	p.failDelayedProduce(protocol.NotLeaderOrFollower)
-	if p.b.cfg.Policy == storage.HighWatermark {
+	switch {
+	case !restart:
+		// The same leader in a new epoch, before KAFKA-7164: the fetcher
+		// goes on in whatever state it was.
+	case rel.Reconcile == release.TruncateToHW:
 		p.fetchState = Fetching
-		return p.truncateTo(p.hw)
+		return true, p.truncateTo(p.hw)
+	case rel.Reconcile == release.ReconcileDivergingEpoch:
+		p.fetchState = Fetching
+	default:
+		p.fetchState = Truncating
 	}
-	p.fetchState = Truncating
-	return nil
+	return restart, nil
 }
 
 // canSend reports why a fetcher request of the given kind cannot be sent
@@ -51,11 +71,18 @@ func (p *Partition) canSend(kind FetchState) error {
 }
 
 // fetchPartition takes the request slot and returns this partition's part
-// of a Fetch: from the LEO, in the current epoch. The caller holds p.mu and
-// has checked canSend(Fetching).
+// of a Fetch: from the LEO, in the current epoch, and, where the release
+// truncates on fetch, with the epoch of its last record as lastFetchedEpoch
+// (AbstractFetcherThread: PartitionFetchState.lastFetchedEpoch =
+// latestEpoch). The caller holds p.mu and has checked canSend(Fetching).
 func (p *Partition) fetchPartition(corr uint64) protocol.FetchPartition {
 	p.fetchSlot = corr
-	return protocol.FetchPartition{TopicPartition: p.tp, FetchOffset: p.leo(), CurrentLeaderEpoch: p.epoch}
+	lastFetched := storage.UndefinedEpoch
+	if p.b.rel.Reconcile == release.ReconcileDivergingEpoch {
+		lastFetched = p.log.EpochCache().LatestEpoch()
+	}
+	return protocol.FetchPartition{TopicPartition: p.tp, FetchOffset: p.leo(), CurrentLeaderEpoch: p.epoch,
+		LastFetchedEpoch: lastFetched}
 }
 
 // offsetsPartition takes the request slot and returns this partition's
@@ -103,6 +130,20 @@ func (p *Partition) applyFetchResponse(from int32, corr uint64, r protocol.Fetch
 		return false, nil
 	}
 	switch {
+	case r.Error == protocol.None && r.Diverging:
+		if p.b.mutant(MutantIgnoreDivergingEpoch) { // mutant hook: the answer is dropped
+			return true, nil
+		}
+		// AbstractFetcherThread.truncateOnFetchResponse: truncate by
+		// getOffsetTruncationState's rule and go on fetching from the new
+		// LEO with the new latest epoch; the response's data is not
+		// processed (3.9: no HW update until the next fetch).
+		to, _, err := fetcher.TruncationTarget(p.b.cfg.Policy, p.leo(), p.hw, r.FetchOffset, p.log.EpochCache(),
+			fetcher.EpochEndOffset{LeaderEpoch: r.DivergingEpoch, EndOffset: r.DivergingEndOffset})
+		if err != nil {
+			return false, fmt.Errorf("broker %d: %s: %w", p.b.cfg.BrokerID, p.tp, err)
+		}
+		return true, p.truncateTo(to)
 	case r.Error == protocol.None:
 		recs := make([]storage.Record, len(r.Records))
 		for i, x := range r.Records {
@@ -144,7 +185,7 @@ func (p *Partition) applyOffsetsResponse(from int32, corr uint64, r protocol.Epo
 	if !p.accepts(from, r.CurrentLeaderEpoch) || p.fetchState != Truncating || r.Error != protocol.None {
 		return false, nil
 	}
-	to, done, err := fetcher.TruncationTarget(p.b.cfg.Policy, p.leo(), p.hw, p.log.EpochCache(),
+	to, done, err := fetcher.TruncationTarget(p.b.cfg.Policy, p.leo(), p.hw, p.hw, p.log.EpochCache(),
 		fetcher.EpochEndOffset{LeaderEpoch: r.LeaderEpoch, EndOffset: r.EndOffset})
 	if err != nil {
 		return false, fmt.Errorf("broker %d: %s: %w", p.b.cfg.BrokerID, p.tp, err)

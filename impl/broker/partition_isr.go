@@ -8,8 +8,6 @@ import (
 	"github.com/hwepoch/hwepoch/impl/protocol"
 )
 
-var zeroTime time.Time
-
 // isrChangeKind says whether an AlterPartition adds or removes a replica.
 type isrChangeKind uint8
 
@@ -32,18 +30,31 @@ type pendingIsrChange struct {
 	replica  int32
 	req      protocol.AlterPartitionRequest
 	deadline time.Time
+	// answered: the controller refused it with FENCED_LEADER_EPOCH or
+	// INVALID_UPDATE_VERSION; it stays pending, unsent, until the next
+	// LeaderAndIsr (3.9's handleAlterPartitionError).
+	answered bool
 }
 
-// isFollowerInSync is Partition.isFollowerInSync (spec ExpandIsr guard): the
-// follower's LEO, as last fetched, is at or past the HW and past the start
-// of the leader's epoch (KAFKA-7128: a follower that has not fetched
-// anything of this epoch could still hold another epoch's records there).
+// isFollowerInSync is Partition.isFollowerInSync / canAddReplicaToIsr
+// (spec ExpandIsr guard): the follower's LEO, as last fetched, is at or
+// past the HW; from 2.1 also past the start of the leader's epoch
+// (KAFKA-7128: a follower that has not fetched anything of this epoch
+// could still hold another epoch's records there); from 3.3 it must be
+// alive (KIP-841's isReplicaIsrEligible).
 func (p *Partition) isFollowerInSync(f int32) bool {
+	rel := p.b.rel
 	rr, ok := p.remotes[f]
-	if ok && p.b.mutant(MutantNoEpochStartCheck) { // mutant hook: no KAFKA-7128 check
-		return rr.leo >= p.hw
+	if !ok || rr.leo < p.hw {
+		return false
 	}
-	return ok && rr.leo >= p.hw && rr.leo >= p.leaderEpochStartOffset
+	if rel.ExpandLiveOnly && !p.b.brokerAlive(f) {
+		return false
+	}
+	if p.b.mutant(MutantNoEpochStartCheck) { // mutant hook: no KAFKA-7128 check
+		return true
+	}
+	return !rel.ExpandNeedsEpochStart || rr.leo >= p.leaderEpochStartOffset
 }
 
 // prepareIsrChange checks that this replica, as leader, may propose adding
@@ -89,23 +100,41 @@ func (p *Partition) prepareIsrChange(kind isrChangeKind, f int32, corr uint64, n
 	return req, nil
 }
 
-// applyAlterPartitionResponse commits or abandons the pending change
-// (Partition.handleAlterPartitionUpdate / handleAlterPartitionError). On
-// success the ISR and partition epoch become the controller's and the HW
-// may move (spec ShrinkIsr / ExpandIsr's AdvanceHW). It returns the kind of
-// change committed (0 if none) and its error code. The caller holds p.mu.
+// applyAlterPartitionResponse applies the controller's answer to the
+// pending change (Partition.handleAlterPartitionUpdate /
+// handleAlterPartitionError; spec HandleAlterPartitionResponse). A commit
+// becomes the ISR and partition epoch and the HW may move over it. A
+// refusal: under the ZooKeeper releases the conditional write failed and
+// nothing changed; under asynchronous AlterPartition INELIGIBLE_REPLICA
+// returns to the committed state, while FENCED_LEADER_EPOCH and
+// INVALID_UPDATE_VERSION leave the proposal pending until the LeaderAndIsr
+// that must follow. It returns the kind of change committed (0 if none),
+// its replica and the error code. The caller holds p.mu.
 func (p *Partition) applyAlterPartitionResponse(r protocol.AlterPartitionResponse) (isrChangeKind, int32, protocol.Error) {
 	pd := p.pendingIsr
 	if pd == nil || pd.req.CorrelationID != r.CorrelationID {
 		return 0, 0, r.Error // stale: a retry or a change we gave up on
 	}
-	p.pendingIsr = nil
-	if p.role != Leader || p.epoch != pd.req.LeaderEpoch || r.Error != protocol.None {
+	if p.role != Leader || p.epoch != pd.req.LeaderEpoch {
+		p.pendingIsr = nil
 		return 0, 0, r.Error
 	}
+	if r.Error != protocol.None {
+		switch {
+		case !p.b.rel.AsyncIsr, r.Error == protocol.IneligibleReplica:
+			p.pendingIsr = nil
+		case r.Error == protocol.FencedLeaderEpoch, r.Error == protocol.InvalidUpdateVersion,
+			r.Error == protocol.UnknownTopicOrPartition:
+			pd.answered = true
+		default:
+			p.pendingIsr = nil
+		}
+		return 0, 0, r.Error
+	}
+	p.pendingIsr = nil
 	p.isr = protocol.SortedIDs(r.Isr)
 	p.partitionEpoch = r.PartitionEpoch
-	p.maybeIncrementLeaderHW(p.epoch)
+	p.maybeIncrementLeaderHW()
 	return pd.kind, pd.replica, protocol.None
 }
 

@@ -5,20 +5,33 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hwepoch/hwepoch/impl/fetcher"
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
 // makeLeader applies a LeaderAndIsr naming this broker leader
 // (Partition.makeLeader; spec BecomeLeader). The caller holds p.mu and has
-// checked that the epoch is newer. The new epoch starts at the LEO in the
-// epoch cache, every follower view becomes unknown, and the HW may rise
-// only if the ISR is this replica alone.
+// checked that the epoch is newer.
+//
+// From 2.1 (KAFKA-7415) the new epoch enters the epoch cache here, at the
+// LEO; before, at the leader's first append (release.LeaderEntry). A new
+// leader (one that was not leading: isNewLeader) forgets its views of its
+// followers, so its HW cannot rise until every ISR follower has fetched
+// from it; a re-elected leader keeps them and only restarts their lag
+// clocks (Replica.resetLastCaughtUpTime / resetReplicaState with
+// !isNewLeader), and keeps its waiting produce requests: DelayedProduce
+// checks no epoch, so acks=all records of an earlier epoch of its
+// uninterrupted leadership are acknowledged once the HW passes them.
 func (p *Partition) makeLeader(st protocol.LeaderAndIsrPartition, now time.Time) error {
 	leo := p.leo()
-	if err := p.log.AssignEpochStartOffset(st.LeaderEpoch, leo); err != nil {
-		return fmt.Errorf("broker %d: %s: assign epoch %d at %d: %w", p.b.cfg.BrokerID, p.tp, st.LeaderEpoch, leo, err)
+	if p.b.rel.LeaderEntry == release.BecomeLeader {
+		if err := p.log.AssignEpochStartOffset(st.LeaderEpoch, leo); err != nil {
+			return fmt.Errorf("broker %d: %s: assign epoch %d at %d: %w", p.b.cfg.BrokerID, p.tp, st.LeaderEpoch, leo, err)
+		}
 	}
+	isNewLeader := p.role != Leader
 	p.role = Leader
 	p.epoch = st.LeaderEpoch
 	p.leader = p.b.cfg.BrokerID
@@ -28,19 +41,36 @@ func (p *Partition) makeLeader(st protocol.LeaderAndIsrPartition, now time.Time)
 	}
 	p.isr = protocol.SortedIDs(st.Isr)
 	p.pendingIsr = nil
-	if !p.b.mutant(MutantNoViewReset) { // mutant hook: keep the old follower views
+	switch {
+	case isNewLeader && !p.b.mutant(MutantNoViewReset): // mutant hook: a new leader keeps its old views
 		p.resetRemotes(now, p.isr)
+	case !isNewLeader && p.b.mutant(MutantReelectionViewReset): // mutant hook: a re-elected leader forgets its views
+		p.resetRemotes(now, p.isr)
+	default:
+		p.restartLagClocks(now, leo, p.isr)
 	}
 	p.leaderEpochStartOffset = leo
 	p.fetchState = FetchNone
-	// The spec's BecomeLeader calls AdvanceHW with ackEpoch -1: a replica
-	// just made leader acknowledges nothing, even if the HW jumps now.
-	// Every produce request still waiting is answered NOT_LEADER_OR_FOLLOWER
-	// (the spec never acknowledges a record written in an earlier epoch,
-	// where Kafka would keep a re-elected leader's DelayedProduce).
-	p.failDelayedProduce(protocol.NotLeaderOrFollower)
-	p.maybeIncrementLeaderHW(-1)
+	if isNewLeader {
+		// Nothing can be waiting (a follower's requests were answered when
+		// it became one), but a new leadership owes nothing to any before.
+		p.failDelayedProduce(protocol.NotLeaderOrFollower)
+	}
+	p.maybeIncrementLeaderHW()
 	return nil
+}
+
+// updateIsr applies a LeaderAndIsr of the leader's own epoch with a newer
+// partition epoch (spec UpdateIsr): the controller changed the ISR itself
+// (KRaft fences a follower that died). The leader takes the ISR and
+// partition epoch, drops a pending proposal (Partition.makeLeader resets
+// the state to CommittedPartitionState), and its HW may move. The caller
+// holds p.mu.
+func (p *Partition) updateIsr(st protocol.LeaderAndIsrPartition) {
+	p.isr = protocol.SortedIDs(st.Isr)
+	p.partitionEpoch = st.PartitionEpoch
+	p.pendingIsr = nil
+	p.maybeIncrementLeaderHW()
 }
 
 // hwIsr is the ISR the HW is computed over: the committed ISR, plus the
@@ -60,18 +90,21 @@ func (p *Partition) hwIsr() []int32 {
 }
 
 // maybeIncrementLeaderHW is Partition.maybeIncrementLeaderHW (spec
-// AdvanceHW): the HW becomes the smallest LEO over the ISR — this
+// AdvanceHW): the HW becomes the smallest LEO over the maximal ISR — this
 // replica's own, and its views of the followers' — if that is higher. It
 // does not move while a view is unknown, nor, with MinIsrGatesHW, while the
-// ISR is below min.insync.replicas. Records it passes are reported to the
-// History (spec committed) and complete the produce requests of epoch
-// ackEpoch waiting for them. The caller holds p.mu.
-func (p *Partition) maybeIncrementLeaderHW(ackEpoch int32) {
+// committed ISR is below min.insync.replicas (Partition.isUnderMinIsr).
+// Records it passes are reported to the History (spec committed) and
+// complete the produce requests waiting for them. The caller holds p.mu.
+func (p *Partition) maybeIncrementLeaderHW() {
 	isr := p.hwIsr()
+	if p.b.mutant(MutantHWOverCommittedIsr) { // mutant hook: a pending expansion does not count
+		isr = p.isr
+	}
 	if p.b.mutant(MutantHWOverAllReplicas) { // mutant hook: every replica, not the ISR
 		isr = p.replicas
 	}
-	if p.b.cfg.MinIsrGatesHW && len(isr) < p.b.cfg.MinInsyncReplicas {
+	if p.b.cfg.MinIsrGatesHW && len(p.isr) < p.b.cfg.MinInsyncReplicas {
 		return
 	}
 	candidate := p.leo()
@@ -97,7 +130,7 @@ func (p *Partition) maybeIncrementLeaderHW(ackEpoch int32) {
 			}
 		}
 	}
-	p.completeDelayedProduce(ackEpoch)
+	p.completeDelayedProduce()
 }
 
 // requestError is the error a leader answers a follower's request with
@@ -118,13 +151,16 @@ func (p *Partition) requestError(currentLeaderEpoch int32) protocol.Error {
 	return protocol.None
 }
 
-// fetchAsLeader serves one partition of a Fetch (ReplicaManager.fetchMessages,
-// Partition.updateFollowerFetchState; spec HandleFetch). A follower's fetch
-// offset becomes the leader's view of its LEO and may advance the HW; a
-// consumer reads up to the HW. It reports whether the follower now
-// qualifies for the ISR (maybeExpandIsr's test), for free mode. The caller
-// holds p.mu.
-func (p *Partition) fetchAsLeader(replicaID int32, fp protocol.FetchPartition, now time.Time) (protocol.FetchResponsePartition, bool) {
+// readAsLeader is the read half of serving one partition of a Fetch
+// (Partition.fetchRecords / readRecords under the partition lock;
+// ReplicaManager.readFromLocalLog): the request's errors, the
+// lastFetchedEpoch check where the release has truncation on fetch, and
+// the records with the HW and LEO as they are before this fetch updates
+// anything. A consumer reads up to the HW. It reports whether the
+// follower's fetch state is to be updated (updateFollowerFetchState, the
+// second half): for a follower's fetch without error or divergence. The
+// caller holds p.mu.
+func (p *Partition) readAsLeader(replicaID int32, fp protocol.FetchPartition) (protocol.FetchResponsePartition, bool) {
 	leo := p.leo()
 	resp := protocol.FetchResponsePartition{
 		TopicPartition:     p.tp,
@@ -133,32 +169,39 @@ func (p *Partition) fetchAsLeader(replicaID int32, fp protocol.FetchPartition, n
 		HighWatermark:      -1,
 		LogEndOffset:       leo,
 	}
+	follower := replicaID != protocol.ConsumerReplicaID
 	resp.Error = p.requestError(fp.CurrentLeaderEpoch)
+	if resp.Error == protocol.None && follower && p.b.rel.Reconcile == release.ReconcileDivergingEpoch {
+		if div, ok := fetcher.DivergingEpoch(p.log.EpochCache(), leo, fp.FetchOffset, fp.LastFetchedEpoch); ok {
+			// No records, and (3.9, KAFKA-13141) no update of the
+			// follower's fetch state: its fetch offset is not a prefix of
+			// this log. Kafka answers the pre-read HW, which a 3.9
+			// follower does not process on a divergence; like the spec,
+			// this answers none.
+			resp.Diverging, resp.DivergingEpoch, resp.DivergingEndOffset = true, div.LeaderEpoch, div.EndOffset
+			return resp, p.b.mutant(MutantUpdateDivergingFetchState) // mutant hook: count the diverging fetch
+		}
+	}
 	if resp.Error == protocol.None && (fp.FetchOffset > leo || fp.FetchOffset < 0) {
 		resp.Error = protocol.OffsetOutOfRange
 	}
 	if resp.Error != protocol.None {
 		return resp, false
 	}
-	expand := false
 	upTo := leo
-	if replicaID == protocol.ConsumerReplicaID {
+	if !follower {
 		upTo = p.hw
-	} else {
-		p.updateFollowerFetchState(replicaID, fp.FetchOffset, leo, now)
-		p.maybeIncrementLeaderHW(p.epoch)
-		expand = !slices.Contains(p.isr, replicaID) && p.isFollowerInSync(replicaID)
 	}
 	resp.HighWatermark = p.hw
 	if fp.FetchOffset < upTo {
 		recs, err := p.log.Read(fp.FetchOffset, int(upTo-fp.FetchOffset))
 		if err != nil {
-			resp.Error = protocol.OffsetOutOfRange
+			resp.Error, resp.HighWatermark = protocol.OffsetOutOfRange, -1
 			return resp, false
 		}
 		resp.Records = wireRecords(recs)
 	}
-	return resp, expand
+	return resp, follower
 }
 
 // updateFollowerFetchState is Replica.updateFetchState: the fetch offset is
@@ -199,12 +242,7 @@ func (p *Partition) lastOffsetForLeaderEpoch(req protocol.OffsetsForLeaderEpochP
 	if out.Error != protocol.None {
 		return out
 	}
-	policy := p.b.cfg.Policy
-	if policy == storage.HighWatermark {
-		// A HighWatermark follower never asks; answer as KIP-101 does.
-		policy = storage.LeaderEpoch
-	}
-	e, o, err := p.log.OffsetsForLeaderEpoch(policy, req.LeaderEpoch)
+	e, o, err := p.log.OffsetsForLeaderEpoch(p.b.cfg.Policy, req.LeaderEpoch)
 	if err != nil {
 		out.Error = protocol.NotLeaderOrFollower
 		return out
@@ -240,12 +278,11 @@ func (p *Partition) appendRecordsToLeader(req protocol.ProduceRequest, d *delaye
 		d = nil
 	}
 	if d != nil {
-		d.epoch = p.epoch
 		d.baseOffset = base
 		d.requiredOffset = base + int64(len(recs))
 		p.purgatory = append(p.purgatory, d)
 	}
-	p.maybeIncrementLeaderHW(p.epoch)
+	p.maybeIncrementLeaderHW()
 	return base, protocol.None, nil
 }
 

@@ -9,27 +9,27 @@ import (
 // its records (Kafka's DelayedProduce in the produce purgatory).
 type delayedProduce struct {
 	tp             protocol.TopicPartition
-	epoch          int32 // leader epoch it was appended in
 	baseOffset     int64
 	requiredOffset int64 // the HW must reach this
 	replyTo        netsim.NodeID
 	corr           uint64
 }
 
-// completeDelayedProduce answers the waiting requests of epoch ackEpoch that
-// the HW has passed (DelayedProduce.tryComplete ->
-// Partition.checkEnoughReplicasReachOffset): NONE when the ISR still has
+// completeDelayedProduce answers the waiting requests that the HW has
+// passed (DelayedProduce.tryComplete -> Partition.checkEnoughReplicasReachOffset,
+// which checks no leader epoch: a re-elected leader acknowledges records of
+// its earlier epochs): NONE when the maximal ISR still has
 // min.insync.replicas members, NOT_ENOUGH_REPLICAS_AFTER_APPEND otherwise
 // (spec NewlyAcked). The caller holds p.mu.
-func (p *Partition) completeDelayedProduce(ackEpoch int32) {
+func (p *Partition) completeDelayedProduce() {
 	keep := p.purgatory[:0]
 	for _, d := range p.purgatory {
-		if d.epoch != ackEpoch || p.hw < d.requiredOffset {
+		if p.hw < d.requiredOffset {
 			keep = append(keep, d)
 			continue
 		}
 		code := protocol.None
-		if len(p.isr) < p.b.cfg.MinInsyncReplicas {
+		if len(p.hwIsr()) < p.b.cfg.MinInsyncReplicas {
 			code = protocol.NotEnoughReplicasAfterAppend
 		}
 		p.b.answerProduce(d, code)

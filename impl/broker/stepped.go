@@ -90,10 +90,39 @@ func (b *Broker) ConnectionLost(peer int32, stamp uint64) {
 		b.peerCrash = map[int32]uint64{}
 	}
 	b.peerCrash[peer] = max(b.peerCrash[peer], stamp)
+	if b.peerDown == nil {
+		b.peerDown = map[int32]bool{}
+	}
+	b.peerDown[peer] = true
 	b.peerMu.Unlock()
+	b.peerCrashed(peer)
 	if t, ok := b.fetchers.existing(peer); ok {
 		t.abandon(0, false)
 	}
+}
+
+// PeerStarted tells the broker that peer is alive again (the
+// UpdateMetadata a controller sends when a broker registers): a
+// LeaderAndIsr naming it leader is applied again.
+func (b *Broker) PeerStarted(peer int32) {
+	b.peerMu.Lock()
+	defer b.peerMu.Unlock()
+	delete(b.peerDown, peer)
+}
+
+// brokerAlive reports whether the broker believes id is alive (Kafka's
+// metadataCache.hasAliveBroker): itself, or a peer it has not seen crash
+// since it last started.
+func (b *Broker) brokerAlive(id int32) bool {
+	if id == b.cfg.BrokerID {
+		return true
+	}
+	if id < 0 {
+		return false
+	}
+	b.peerMu.Lock()
+	defer b.peerMu.Unlock()
+	return !b.peerDown[id]
 }
 
 // fromDeadConnection reports whether a message stamped lamport by peer was

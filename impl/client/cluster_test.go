@@ -63,7 +63,8 @@ func TestConsumerSeesAcknowledgedRecordsOnlyOnceCommitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	fetchRound := []cluster.Step{cluster.S("SendFetch", 2), cluster.S("HandleFetch", 1, 2), cluster.S("HandleFetchResponse", 2)}
+	fetchRound := []cluster.Step{cluster.S("SendFetch", 2), cluster.S("HandleFetch", 1, 2),
+		cluster.S("UpdateFollowerFetchState", 1, 2), cluster.S("HandleFetchResponse", 2)}
 	run := func(steps ...cluster.Step) {
 		t.Helper()
 		if err := c.ApplyAll(steps); err != nil {

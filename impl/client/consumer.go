@@ -56,7 +56,7 @@ func (c *Consumer) Fetch(ctx context.Context, tp protocol.TopicPartition, offset
 	req := protocol.FetchRequest{
 		Header:     protocol.Header{CorrelationID: corr},
 		ReplicaID:  protocol.ConsumerReplicaID,
-		Partitions: []protocol.FetchPartition{{TopicPartition: tp, FetchOffset: offset, CurrentLeaderEpoch: -1}},
+		Partitions: []protocol.FetchPartition{{TopicPartition: tp, FetchOffset: offset, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1}},
 	}
 	if _, err := c.ep.Send(c.cfg.BrokerNode(leader), req); err != nil {
 		return nil, -1, err

@@ -58,7 +58,7 @@ func TestFetchReadsFromTheLeader(t *testing.T) {
 		t.Errorf("Fetch = %v, HW %d; want %v, HW 3", recs, hw, want)
 	}
 	req := <-reqs
-	wantReq := []protocol.FetchPartition{{TopicPartition: tp, FetchOffset: 1, CurrentLeaderEpoch: -1}}
+	wantReq := []protocol.FetchPartition{{TopicPartition: tp, FetchOffset: 1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1}}
 	if req.ReplicaID != protocol.ConsumerReplicaID || !slices.Equal(req.Partitions, wantReq) {
 		t.Errorf("request %+v: want replica id -1 and %+v", req, wantReq)
 	}

@@ -30,6 +30,8 @@ type ChaosConfig struct {
 	UncleanLeaderElectionEnable bool
 	UnflushedLoss               bool
 	Fencing                     bool
+	// MinIsrGatesHW as in Config (the release's value unless ablated).
+	MinIsrGatesHW bool
 	// Duration of the chaos phase; Interval the mean time between two
 	// chaos actions.
 	Duration time.Duration
@@ -50,6 +52,7 @@ func (cc ChaosConfig) ReplaySettings() []string {
 		"brokers=" + fmt.Sprint(cc.Brokers),
 		"Truncation=" + string(cc.Policy),
 		"Fencing=" + fmt.Sprint(cc.Fencing),
+		"MinIsrGatesHW=" + fmt.Sprint(cc.MinIsrGatesHW),
 		"acks=" + cc.Acks.String(),
 		"min.insync.replicas=" + fmt.Sprint(cc.MinInsyncReplicas),
 		"unclean.leader.election.enable=" + fmt.Sprint(cc.UncleanLeaderElectionEnable),
@@ -149,7 +152,9 @@ var argNames = map[string][]string{
 	ActElect: {"r"}, "HandleLeaderAndIsr": {"r"}, "Produce": {"l"},
 	"SendOffsetsForLeaderEpoch": {"f"}, "HandleOffsetsForLeaderEpoch": {"l", "f"},
 	"HandleOffsetsForLeaderEpochResponse": {"f"}, "SendFetch": {"f"}, "HandleFetch": {"l", "f"},
-	"HandleFetchResponse": {"f"}, "ShrinkIsr": {"l", "f"}, "ExpandIsr": {"l", "f"},
+	"UpdateFollowerFetchState": {"l", "f"},
+	"HandleFetchResponse":      {"f"}, "ShrinkIsr": {"l", "f"}, "ExpandIsr": {"l", "f"},
+	ActHandleAlterPartition: {"l"}, "HandleAlterPartitionResponse": {"l"},
 	"CheckpointHW": {"r"}, ActCrash: {"r", "keep"}, ActRestart: {"r"}, "LoseMessage": {"f"},
 }
 
@@ -183,6 +188,7 @@ func RunChaos(cc ChaosConfig) (res ChaosResult) {
 	cfg.Brokers = cc.Brokers
 	cfg.Policy = cc.Policy
 	cfg.Fencing = cc.Fencing
+	cfg.MinIsrGatesHW = cc.MinIsrGatesHW
 	cfg.Acks = cc.Acks
 	cfg.MinInsyncReplicas = cc.MinInsyncReplicas
 	cfg.UncleanLeaderElectionEnable = cc.UncleanLeaderElectionEnable

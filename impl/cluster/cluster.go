@@ -15,12 +15,14 @@ import (
 	"github.com/hwepoch/hwepoch/impl/controller"
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 )
 
 // Cluster is N brokers, a controller, a producer and a consumer on one
 // simulated network.
 type Cluster struct {
 	cfg      Config
+	rel      release.Release // what cfg.Policy's Kafka release does
 	net      *netsim.Network
 	ctrl     *controllerNode
 	producer *client.Producer
@@ -48,6 +50,8 @@ type slot struct {
 	clock   *protocol.LamportClock
 	b       *broker.Broker
 	offline map[protocol.TopicPartition]broker.PartitionState // durable state while down
+	// crashStamp is the Lamport stamp of its last crash while it is down.
+	crashStamp uint64
 }
 
 // New creates the brokers' directories, starts every broker, the
@@ -73,7 +77,8 @@ func New(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, net: net, history: newHistory(), slots: map[int32]*slot{},
+	rel, _ := release.Of(cfg.Policy) // validated
+	c := &Cluster{cfg: cfg, rel: rel, net: net, history: newHistory(), slots: map[int32]*slot{},
 		assign: map[protocol.TopicPartition][]int32{}}
 	if err := c.init(); err != nil {
 		c.Close()
@@ -222,6 +227,9 @@ func (c *Cluster) partitions() []protocol.TopicPartition {
 	})
 	return out
 }
+
+// Release is what the cluster's Kafka release does.
+func (c *Cluster) Release() release.Release { return c.rel }
 
 // Focus is the partition the stepped API and the snapshot's spec fields
 // are about.

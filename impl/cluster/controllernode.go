@@ -12,6 +12,7 @@ import (
 	"github.com/hwepoch/hwepoch/impl/controller"
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 )
 
 // controllerNode is the controller process: Kafka's KafkaController event
@@ -26,6 +27,7 @@ import (
 type controllerNode struct {
 	cl    *Cluster
 	ctrl  *controller.Controller
+	rel   release.Release
 	ep    *netsim.Endpoint
 	clock *protocol.LamportClock
 	cmds  chan func()
@@ -53,6 +55,10 @@ func newControllerNode(cl *Cluster) (*controllerNode, error) {
 	cfg := controller.DefaultConfig()
 	cfg.UncleanLeaderElectionEnable = cl.cfg.UncleanLeaderElectionEnable
 	cfg.AutoLeaderRebalanceEnable = cl.cfg.AutoLeaderRebalanceEnable
+	rel, _ := release.Of(cl.cfg.Policy) // validated
+	cfg.RejectIneligibleReplicas = rel.ExpandLiveOnly
+	cfg.FenceFailedReplicas = rel.AsyncIsr
+	cfg.AcceptStalePartitionEpoch = slices.Contains(cl.cfg.Mutants, broker.MutantStalePartitionEpoch)
 	ctrl, err := controller.New(cfg)
 	if err != nil {
 		return nil, err
@@ -61,7 +67,7 @@ func newControllerNode(cl *Cluster) (*controllerNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &controllerNode{cl: cl, ctrl: ctrl, ep: ep, clock: &protocol.LamportClock{}, cmds: make(chan func()),
+	n := &controllerNode{cl: cl, ctrl: ctrl, rel: rel, ep: ep, clock: &protocol.LamportClock{}, cmds: make(chan func()),
 		channels: map[int32]*brokerChannel{}, crashed: map[int32]uint64{}}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	return n, nil
@@ -181,23 +187,34 @@ func (n *controllerNode) handleAlterPartition(m netsim.Message, r protocol.Alter
 		resp.Isr = toInt32(lai.Isr)
 	}
 	resp.Header = protocol.Header{CorrelationID: r.CorrelationID, Lamport: n.clock.Tick()}
-	n.ep.Send(m.From, resp)
+	id, _ := n.ep.Send(m.From, resp)
+	if n.rel.AsyncIsr {
+		// The controller's decision is a step of its own (spec
+		// HandleAlterPartition(l)); the ISR change announced by a commit
+		// is the leader's to apply, from the response.
+		ev := Event{
+			Broker:    int32(ControllerNode),
+			Action:    ActHandleAlterPartition,
+			Params:    map[string]int64{"l": int64(r.BrokerID)},
+			Partition: r.Partition,
+			Lamport:   n.clock.Tick(),
+			Seq:       n.cl.seq.Add(1),
+			Received:  uint64(m.ID),
+		}
+		if id != 0 {
+			ev.Sent = []uint64{uint64(id)}
+		}
+		n.cl.emit(ev)
+	}
 }
 
 // kafkaError maps the controller's error codes onto the wire's.
 func kafkaError(err error) protocol.Error {
 	var e *controller.Error
 	if errors.As(err, &e) {
-		switch e.Code {
-		case controller.ErrFencedLeaderEpoch:
-			return protocol.FencedLeaderEpoch
-		case controller.ErrNotLeaderOrFollower:
-			return protocol.NotLeaderOrFollower
-		case controller.ErrUnknownTopicOrPartition:
-			return protocol.UnknownTopicOrPartition
-		}
+		return e.Code // the controller's codes are Kafka's
 	}
-	return protocol.Error(-1)
+	return protocol.UnknownServerError
 }
 
 // announce queues the LeaderAndIsr of each election to every live replica
@@ -312,21 +329,42 @@ func (n *controllerNode) brokerFailed(b int32, lamport uint64) error {
 		delete(n.channels, b)
 		n.mu.Unlock()
 		if n.cl.cfg.Mode == Free {
-			rs, _, _ := n.ctrl.OnBrokerFailure(controller.BrokerID(b))
+			rs, _, fenced, _ := n.ctrl.OnBrokerFailureFencing(controller.BrokerID(b))
+			n.announceIsr(fenced)
 			n.announce(rs)
 		} else {
 			n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOffline)
+			n.announceIsr(n.ctrl.FenceReplica(controller.BrokerID(b)))
 		}
 	})
+}
+
+// announceIsr sends the LeaderAndIsr of partitions whose ISR the controller
+// changed itself (FenceReplica: the same leader and leader epoch, a new
+// partition epoch) to their live replicas: the leader applies it
+// (spec UpdateIsr), a follower ignores it (its epoch is not newer).
+func (n *controllerNode) announceIsr(tps []controller.TopicPartition) {
+	per := map[int32][]protocol.LeaderAndIsrPartition{}
+	for _, tp := range tps {
+		st, _ := n.ctrl.Partition(tp)
+		lp := leaderAndIsrPartition(tp, st)
+		for _, b := range st.Replicas() {
+			if n.ctrl.IsLive(b) {
+				per[int32(b)] = append(per[int32(b)], lp)
+			}
+		}
+	}
+	for _, b := range sortedKeys(per) {
+		n.enqueue(b, per[b])
+	}
 }
 
 // brokerStarted is KafkaController.onBrokerStartup: the broker is live
 // again and is first sent the current LeaderAndIsr of each partition it
 // hosts whose leader is another broker (Kafka's OnlineReplica transition;
-// spec Restart queues exactly that, and nothing when the broker itself, or
-// no one, leads: that needs an election first). Deviation, shared with the
-// spec (docs/spec.md): that leader may be offline, where Kafka's
-// controller would have set it to -1. Only then, in free mode,
+// spec Restart queues exactly that, and nothing when no one leads: a
+// leader that dies is unset at once, and a partition without one needs an
+// election first). Only then, in free mode,
 // do offline partitions get an election (Kafka's
 // triggerOnlinePartitionStateChange, spec Elect), whose LeaderAndIsr
 // queues behind the first. Sending only the new one would skip a step the

@@ -11,9 +11,12 @@ type Event = broker.Event
 // The cluster's and the controller's action names (the brokers' are in
 // package broker).
 const (
-	ActElect   = "Elect"
-	ActCrash   = "Crash"
-	ActRestart = "Restart"
+	ActElect = "Elect"
+	// ActHandleAlterPartition is the controller's decision on an
+	// AlterPartition under asynchronous ISR changes (Params l: the leader).
+	ActHandleAlterPartition = "HandleAlterPartition"
+	ActCrash                = "Crash"
+	ActRestart              = "Restart"
 )
 
 func (c *Cluster) emit(e Event) {

@@ -119,7 +119,7 @@ func TestEventsReplayToTheSameState(t *testing.T) {
 		[]Step{S("Elect", A), S("HandleLeaderAndIsr", A)},
 		becomeFollower(storage.LeaderEpoch, B, A, 1),
 		[]Step{S("Produce", A), S("Produce", A)},
-		fetchRound(B, A), fetchRound(B, A),
+		fetchRound(B, A), fetchRound(B, A), fetchRound(B, A),
 		[]Step{S("CheckpointHW", B), S("Crash", A, 1), S("Elect", B), S("HandleLeaderAndIsr", B), S("Produce", B),
 			S("Restart", A)},
 		becomeFollower(storage.LeaderEpoch, A, B, 1),

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
@@ -25,11 +26,22 @@ func (c *Cluster) crash(id int32, spec broker.CrashSpec) error {
 	// Halt it first, so it does nothing after the crash's place in the
 	// order of events; then cut it off; then tell the others.
 	b.Stop()
+	// Where the release has no broker epochs in Fetch, a fetch the broker
+	// had sent to a live leader survives it: the leader may still read it
+	// (the spec's orphan; KIP-903). Everything else to or from it is lost.
+	orphan := func(m netsim.Message) bool {
+		req, ok := m.Payload.(protocol.FetchRequest)
+		if !ok || !b.Release().StaleFetchServed || req.ReplicaID != id {
+			return false
+		}
+		l, isBroker := brokerOfNode(m.To)
+		return isBroker && l != id && c.Alive(l)
+	}
 	for _, n := range c.nodesOf(id) {
 		if c.cfg.Mode == Free {
-			_, err = c.net.Isolate(n)
+			_, err = c.net.IsolateExcept(n, orphan)
 		} else {
-			_, err = c.net.DropAllFor(n)
+			_, err = c.net.DropAllForExcept(n, orphan)
 		}
 		if err != nil {
 			return err
@@ -38,10 +50,14 @@ func (c *Cluster) crash(id int32, spec broker.CrashSpec) error {
 	crashErr := b.Crash(spec)
 	c.mu.Lock()
 	s.b = nil
+	s.crashStamp = 0
 	c.crashes++
 	c.mu.Unlock()
 	s.offline, err = readDurable(s.dir, c.partitionsOf(id))
 	stamp := s.clock.Tick()
+	c.mu.Lock()
+	s.crashStamp = stamp
+	c.mu.Unlock()
 	// Everyone stops listening to the dead incarnation before the crash
 	// takes its place in the order of events.
 	for _, other := range c.BrokerIDs() {
@@ -85,6 +101,18 @@ func (c *Cluster) restart(id int32) error {
 	cfg := c.brokerConfig(s)
 	var stamp uint64
 	cfg.Started = func(b *broker.Broker) {
+		// The new incarnation learns which peers are down (the
+		// UpdateMetadata a registering broker gets), before it handles
+		// anything.
+		for _, other := range c.BrokerIDs() {
+			c.mu.Lock()
+			o := c.slots[other]
+			down, crashStamp := o.b == nil && other != id, o.crashStamp
+			c.mu.Unlock()
+			if down {
+				b.ConnectionLost(other, crashStamp)
+			}
+		}
 		stamp = s.clock.Tick()
 		ev := Event{Broker: id, Action: ActRestart, Params: map[string]int64{"r": int64(id)}, Partition: c.focus,
 			Lamport: stamp, Seq: c.seq.Add(1)}
@@ -101,6 +129,11 @@ func (c *Cluster) restart(id int32) error {
 	s.b = b
 	s.offline = nil
 	c.mu.Unlock()
+	for _, other := range c.BrokerIDs() {
+		if ob, e := c.broker(other); e == nil && other != id {
+			ob.PeerStarted(id)
+		}
+	}
 	return c.ctrl.brokerStarted(id, stamp)
 }
 

@@ -129,8 +129,8 @@ func reconciled(p PartitionSnapshot) bool {
 // OffsetsForLeaderEpoch round trips.
 func becomeFollower(policy storage.Policy, f, l int64, rounds int) []Step {
 	steps := []Step{S("HandleLeaderAndIsr", f)}
-	if policy == storage.HighWatermark {
-		return steps
+	if policy == storage.HighWatermark || policy == storage.DivergingEpoch {
+		return steps // 0.10.2 truncated to its HW, 3.9 reconciles by fetching
 	}
 	for range rounds {
 		steps = append(steps, S("SendOffsetsForLeaderEpoch", f), S("HandleOffsetsForLeaderEpoch", l, f),
@@ -139,9 +139,11 @@ func becomeFollower(policy storage.Policy, f, l int64, rounds int) []Step {
 	return steps
 }
 
-// fetchRound is one Fetch round trip of f from l.
+// fetchRound is one Fetch round trip of f from l that l counts: the read,
+// the update of l's view of f, the response (which carries l's HW from
+// before the update).
 func fetchRound(f, l int64) []Step {
-	return []Step{S("SendFetch", f), S("HandleFetch", l, f), S("HandleFetchResponse", f)}
+	return []Step{S("SendFetch", f), S("HandleFetch", l, f), S("UpdateFollowerFetchState", l, f), S("HandleFetchResponse", f)}
 }
 
 func cat(parts ...[]Step) []Step {

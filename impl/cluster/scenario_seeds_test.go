@@ -72,12 +72,11 @@ func TestSeedsDivergence(t *testing.T) {
 				[]Step{S("Elect", A), S("HandleLeaderAndIsr", A)},
 				becomeFollower(policy, B, A, 1),
 				[]Step{S("Produce", A), S("Produce", A)},
-				fetchRound(B, A), fetchRound(B, A), // both HW 2
+				fetchRound(B, A), fetchRound(B, A), fetchRound(B, A), // both HW 2 (B learns A's a round late)
 				[]Step{S("Produce", A), // m3 at 2, on A only
 					S("CheckpointHW", A), S("CheckpointHW", B),
 					S("Crash", A, 3), S("Crash", B, 2),
-					S("Restart", B), S("Elect", B), // clean: B is in the ISR
-					S("HandleLeaderAndIsr", B), // the LeaderAndIsr of epoch 0 the restart brought
+					S("Restart", B), S("Elect", B), // clean: B is in the ISR; no leader, so no LeaderAndIsr came with the restart
 					S("HandleLeaderAndIsr", B), // leader in epoch 1
 					S("Produce", B),            // m4 at 2, HW 3
 					S("Restart", A)},

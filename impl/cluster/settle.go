@@ -14,12 +14,14 @@ const settleTimeout = 30 * time.Second
 
 // internal reports whether a message is one the spec does not model, which
 // the stepped cluster delivers as part of the step that sent it: produce
-// requests and responses, AlterPartition, the LeaderAndIsr response, and a
-// consumer's fetches.
-func internal(m netsim.Message) bool {
+// requests and responses, the LeaderAndIsr response, a consumer's fetches,
+// and, under the ZooKeeper releases, AlterPartition (the spec's atomic
+// conditional write; asynchronous AlterPartition has steps of its own).
+func (c *Cluster) internal(m netsim.Message) bool {
 	switch p := m.Payload.(type) {
+	case protocol.AlterPartitionRequest, protocol.AlterPartitionResponse:
+		return !c.rel.AsyncIsr
 	case protocol.ProduceRequest, protocol.ProduceResponse,
-		protocol.AlterPartitionRequest, protocol.AlterPartitionResponse,
 		protocol.LeaderAndIsrResponse:
 		return true
 	case protocol.FetchRequest:
@@ -43,7 +45,7 @@ func (c *Cluster) settle() error {
 		}
 		var next *netsim.Message
 		for _, m := range c.net.InFlight() {
-			if internal(m) {
+			if c.internal(m) {
 				next = &m
 				break
 			}
@@ -98,7 +100,7 @@ func (c *Cluster) wireMessage(m netsim.Message) (Message, bool) {
 		for _, x := range p.Partitions {
 			if x.TopicPartition == tp {
 				return Message{Type: MsgFetch, Src: f, Dst: l, Offset: x.FetchOffset, CurrentEpoch: x.CurrentLeaderEpoch,
-					Corr: p.CorrelationID}, true
+					Corr: p.CorrelationID, LastFetchedEpoch: x.LastFetchedEpoch, Orphan: !c.Alive(f)}, true
 			}
 		}
 	case protocol.OffsetsForLeaderEpochRequest:
@@ -121,7 +123,8 @@ func (c *Cluster) wireMessage(m netsim.Message) (Message, bool) {
 			if x.TopicPartition == tp {
 				return Message{Type: MsgFetchResponse, Src: l, Dst: f, Error: x.Error.String(), Offset: x.FetchOffset,
 					Records: recordsOf(x.Records), HW: x.HighWatermark, LEO: x.LogEndOffset,
-					CurrentEpoch: x.CurrentLeaderEpoch, Corr: p.CorrelationID}, true
+					CurrentEpoch: x.CurrentLeaderEpoch, Corr: p.CorrelationID, Diverging: x.Diverging,
+					DivergingEpoch: x.DivergingEpoch, DivergingOffset: x.DivergingEndOffset}, true
 			}
 		}
 	case protocol.OffsetsForLeaderEpochResponse:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/client"
+	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 )
 
@@ -90,15 +91,17 @@ type ControllerSnapshot struct {
 
 // LeaderAndIsrMsg is a LeaderAndIsr request for the focus partition.
 type LeaderAndIsrMsg struct {
-	Leader int32
-	Epoch  int32
-	Isr    []int32
+	Leader         int32
+	Epoch          int32
+	Isr            []int32
+	PartitionEpoch int32
 }
 
 // Message types of the spec's inflight records.
 const (
 	MsgNone                          = "None"
 	MsgFetch                         = "Fetch"
+	MsgFetchRead                     = "FetchRead"
 	MsgFetchResponse                 = "FetchResponse"
 	MsgOffsetsForLeaderEpoch         = "OffsetsForLeaderEpoch"
 	MsgOffsetsForLeaderEpochResponse = "OffsetsForLeaderEpochResponse"
@@ -117,6 +120,27 @@ type Message struct {
 	LEO          int64
 	CurrentEpoch int32
 	Corr         uint64
+	// LastFetchedEpoch is a Fetch's (-1 none).
+	LastFetchedEpoch int32
+	// Diverging, DivergingEpoch, DivergingOffset: a FetchResponse's
+	// divergingEpoch.
+	Diverging       bool
+	DivergingEpoch  int32
+	DivergingOffset int64
+	// Orphan: a Fetch, or a leader's read of one (FetchRead), whose sender
+	// crashed since; it may still be served, its response goes nowhere.
+	Orphan bool
+}
+
+// AlterPartitionMsg is a leader's AlterPartition request for the focus
+// partition, or the controller's response to it (the spec's
+// alterPartition[l]).
+type AlterPartitionMsg struct {
+	Type           string // "AlterPartition" or "AlterPartitionResponse"
+	Error          string // the response's
+	LeaderEpoch    int32
+	PartitionEpoch int32
+	Isr            []int32
 }
 
 // NetworkSnapshot is controllerQueue and inflight.
@@ -130,6 +154,10 @@ type NetworkSnapshot struct {
 	// Extra counts further fetcher messages about the focus partition
 	// (none in stepped mode; late or duplicated ones in free mode).
 	Extra int
+	// AlterPartition: per leader, its AlterPartition in flight or the
+	// response to it, under asynchronous AlterPartition (the ZooKeeper
+	// releases' conditional write is never in flight between steps).
+	AlterPartition map[int32]AlterPartitionMsg
 }
 
 // ProducerSnapshot is nextId and acked.
@@ -250,16 +278,38 @@ func (c *Cluster) networkSnapshot() NetworkSnapshot {
 		for _, req := range q {
 			for _, p := range req.Partitions {
 				if p.TopicPartition == c.focus {
-					ns.ControllerQueue[b] = append(ns.ControllerQueue[b], LeaderAndIsrMsg{Leader: p.Leader, Epoch: p.LeaderEpoch, Isr: protocol.SortedIDs(p.Isr)})
+					ns.ControllerQueue[b] = append(ns.ControllerQueue[b], LeaderAndIsrMsg{Leader: p.Leader, Epoch: p.LeaderEpoch,
+						Isr: protocol.SortedIDs(p.Isr), PartitionEpoch: p.PartitionEpoch})
 				}
 			}
 		}
 	}
+	ns.AlterPartition = map[int32]AlterPartitionMsg{}
+	var msgs []Message
 	for _, m := range c.net.InFlight() {
-		wm, ok := c.wireMessage(m)
-		if !ok {
+		if am, l, ok := c.alterPartitionMessage(m); ok {
+			ns.AlterPartition[l] = am
 			continue
 		}
+		if wm, ok := c.wireMessage(m); ok {
+			msgs = append(msgs, wm)
+		}
+	}
+	// The reads leaders hold between HandleFetch and
+	// UpdateFollowerFetchState.
+	for _, l := range c.BrokerIDs() {
+		b, err := c.broker(l)
+		if err != nil {
+			continue
+		}
+		for _, r := range b.FetchReads(c.focus) {
+			x := r.Partition
+			msgs = append(msgs, Message{Type: MsgFetchRead, Src: l, Dst: r.Follower, Offset: x.FetchOffset,
+				Records: recordsOf(x.Records), HW: x.HighWatermark, LEO: x.LogEndOffset, CurrentEpoch: x.CurrentLeaderEpoch,
+				Orphan: r.Orphan})
+		}
+	}
+	for _, wm := range msgs {
 		owner := wm.Src
 		if !isRequest(wm.Type) {
 			owner = wm.Dst
@@ -271,6 +321,24 @@ func (c *Cluster) networkSnapshot() NetworkSnapshot {
 		ns.Inflight[owner] = wm
 	}
 	return ns
+}
+
+// alterPartitionMessage turns an AlterPartition request or response about
+// the focus partition into the spec's alterPartition[l] record.
+func (c *Cluster) alterPartitionMessage(m netsim.Message) (AlterPartitionMsg, int32, bool) {
+	switch p := m.Payload.(type) {
+	case protocol.AlterPartitionRequest:
+		if l, ok := brokerOfNode(m.From); ok && p.Partition == c.focus {
+			return AlterPartitionMsg{Type: "AlterPartition", LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch,
+				Isr: protocol.SortedIDs(p.NewIsr)}, l, true
+		}
+	case protocol.AlterPartitionResponse:
+		if l, ok := brokerOfNode(m.To); ok && p.Partition == c.focus {
+			return AlterPartitionMsg{Type: "AlterPartitionResponse", Error: p.Error.String(), LeaderEpoch: p.LeaderEpoch,
+				PartitionEpoch: p.PartitionEpoch, Isr: protocol.SortedIDs(p.Isr)}, l, true
+		}
+	}
+	return AlterPartitionMsg{}, 0, false
 }
 
 func offsetIDs(xs []client.OffsetID) []OffsetID {

@@ -107,9 +107,25 @@ func (c *Cluster) HandleOffsetsForLeaderEpoch(l, f int32) error {
 	return c.step(func() error { return c.deliverRequest(l, f, MsgOffsetsForLeaderEpoch) })
 }
 
-// HandleFetch delivers f's Fetch to l.
+// HandleFetch delivers f's Fetch to l, which reads it: records and its HW
+// before any update. When the read is to update l's view of f, the update
+// and the response wait for UpdateFollowerFetchState(l, f); otherwise (an
+// error, a divergence) l answers at once.
 func (c *Cluster) HandleFetch(l, f int32) error {
 	return c.step(func() error { return c.deliverRequest(l, f, MsgFetch) })
+}
+
+// UpdateFollowerFetchState makes leader l finish serving the fetch of f it
+// has read: its view of f (and maybe its HW) is updated, unless it no
+// longer leads, and the response is sent (to nobody, for an orphan).
+func (c *Cluster) UpdateFollowerFetchState(l, f int32) error {
+	return c.step(func() error {
+		b, err := c.broker(l)
+		if err != nil {
+			return err
+		}
+		return b.UpdateFollowerFetchState(c.focus, f)
+	})
 }
 
 func (c *Cluster) deliverRequest(l, f int32, kind string) error {
@@ -144,9 +160,13 @@ func (c *Cluster) deliverResponse(f int32, kind string) error {
 	return c.net.Deliver(m.ID)
 }
 
-// ShrinkIsr makes leader l remove f from the ISR through AlterPartition
-// (sent, applied by the controller, answered and applied by l, all in this
-// step). It fails if l may not (not the current leader, f not in its ISR).
+// ShrinkIsr makes leader l remove f from the ISR through AlterPartition.
+// Under the ZooKeeper releases it is the leader's conditional write, all
+// in this step (sent, applied by the controller, answered and applied by
+// l); under asynchronous AlterPartition (3.9) it only proposes: the
+// controller decides in HandleAlterPartition(l) and l applies the answer in
+// HandleAlterPartitionResponse(l). It fails if l may not (not the current
+// leader, f not in its ISR, a proposal pending).
 func (c *Cluster) ShrinkIsr(l, f int32) error {
 	return c.alterIsr(l, f, (*broker.Broker).ShrinkIsr)
 }
@@ -168,7 +188,7 @@ func (c *Cluster) alterIsr(l, f int32, op func(*broker.Broker, protocol.TopicPar
 		corr, err = op(b, c.focus, f)
 		return err
 	})
-	if err != nil || c.cfg.Mode != Stepped {
+	if err != nil || c.cfg.Mode != Stepped || b.Release().AsyncIsr {
 		return err
 	}
 	r, ok := b.AlterPartitionResult(corr)
@@ -179,6 +199,35 @@ func (c *Cluster) alterIsr(l, f int32, op func(*broker.Broker, protocol.TopicPar
 		return fmt.Errorf("cluster: controller refused broker %d's AlterPartition: %s: %s", l, r.Error, r.ErrorMessage)
 	}
 	return nil
+}
+
+// HandleAlterPartition delivers leader l's AlterPartition to the controller,
+// which decides it (asynchronous AlterPartition only).
+func (c *Cluster) HandleAlterPartition(l int32) error {
+	return c.step(func() error {
+		for _, m := range c.net.InFlightOn(broker.Node(l), ControllerNode) {
+			if _, ok := m.Payload.(protocol.AlterPartitionRequest); ok {
+				return c.net.Deliver(m.ID)
+			}
+		}
+		return fmt.Errorf("cluster: no AlterPartition from broker %d in flight", l)
+	})
+}
+
+// HandleAlterPartitionResponse delivers the controller's answer to leader
+// l's AlterPartition (asynchronous AlterPartition only).
+func (c *Cluster) HandleAlterPartitionResponse(l int32) error {
+	return c.step(func() error {
+		if _, err := c.broker(l); err != nil {
+			return err
+		}
+		for _, m := range c.net.InFlightOn(ControllerNode, broker.Node(l)) {
+			if _, ok := m.Payload.(protocol.AlterPartitionResponse); ok {
+				return c.net.Deliver(m.ID)
+			}
+		}
+		return fmt.Errorf("cluster: no AlterPartition response to broker %d in flight", l)
+	})
 }
 
 // CheckpointHW makes r write its replication-offset-checkpoint. Enabled

@@ -25,9 +25,12 @@ var arity = map[string]int{
 	broker.ActHandleOffsetsForLeaderEpochResponse: 1,
 	broker.ActSendFetch:                           1,
 	broker.ActHandleFetch:                         2,
+	broker.ActUpdateFollowerFetchState:            2,
 	broker.ActHandleFetchResponse:                 1,
 	broker.ActShrinkIsr:                           2,
 	broker.ActExpandIsr:                           2,
+	ActHandleAlterPartition:                       1,
+	broker.ActHandleAlterPartitionResponse:        1,
 	broker.ActCheckpointHW:                        1,
 	ActCrash:                                      2,
 	ActRestart:                                    1,
@@ -99,12 +102,18 @@ func (c *Cluster) Apply(s Step) error {
 		return c.SendFetch(a(0))
 	case broker.ActHandleFetch:
 		return c.HandleFetch(a(0), a(1))
+	case broker.ActUpdateFollowerFetchState:
+		return c.UpdateFollowerFetchState(a(0), a(1))
 	case broker.ActHandleFetchResponse:
 		return c.HandleFetchResponse(a(0))
 	case broker.ActShrinkIsr:
 		return c.ShrinkIsr(a(0), a(1))
 	case broker.ActExpandIsr:
 		return c.ExpandIsr(a(0), a(1))
+	case ActHandleAlterPartition:
+		return c.HandleAlterPartition(a(0))
+	case broker.ActHandleAlterPartitionResponse:
+		return c.HandleAlterPartitionResponse(a(0))
 	case broker.ActCheckpointHW:
 		return c.CheckpointHW(a(0))
 	case ActCrash:

@@ -89,7 +89,7 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest) (LeaderAndIsr, er
 		return refuse(ErrNotLeaderOrFollower, "broker %d is not the leader (%d)", req.BrokerID, p.Leader)
 	case req.PartitionEpoch < p.PartitionEpoch && sameSet(req.NewIsr, p.Isr):
 		return p.LeaderAndIsr.Clone(), nil // a retry of a change already made
-	case req.PartitionEpoch < p.PartitionEpoch:
+	case req.PartitionEpoch < p.PartitionEpoch && !c.cfg.AcceptStalePartitionEpoch: // mutant hook: stale accepted
 		return refuse(ErrInvalidUpdateVersion, "request partition epoch %d, current %d", req.PartitionEpoch, p.PartitionEpoch)
 	case len(req.NewIsr) == 0:
 		return refuse(ErrInvalidRequest, "empty ISR")

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -229,5 +230,56 @@ func TestAlterPartitionRetryIsIdempotent(t *testing.T) {
 	_ = c.SetBrokerState(1, BrokerOnline)
 	if _, err := c.AlterPartition(retry); !errors.Is(err, ErrFencedLeaderEpoch) {
 		t.Fatalf("retry from a leader lost since its election: err = %v", err)
+	}
+}
+
+// KRaft's handleBrokerFenced (FenceFailedReplicas): a failed follower
+// leaves the ISR with a partition epoch bump, the leader epoch unchanged;
+// a failed leader is unset; off, nothing but the leader changes.
+func TestFenceReplica(t *testing.T) {
+	for _, fence := range []bool{false, true} {
+		cfg := DefaultConfig()
+		cfg.FenceFailedReplicas = fence
+		c := mustNew(t, cfg, 1, 2, 3)
+		if err := c.CreateTopic("t", [][]BrokerID{{1, 2, 3}}); err != nil {
+			t.Fatal(err)
+		}
+		electAll(t, c)
+		before, _ := c.Partition(TopicPartition{"t", 0})
+		_, _, fenced, err := c.OnBrokerFailureFencing(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, _ := c.Partition(TopicPartition{"t", 0})
+		if !fence {
+			if len(fenced) != 0 || !slices.Equal(after.Isr, before.Isr) || after.PartitionEpoch != before.PartitionEpoch {
+				t.Fatalf("ZooKeeper release fenced: %v -> %v", before, after)
+			}
+			continue
+		}
+		if !slices.Equal(fenced, []TopicPartition{{"t", 0}}) || slices.Contains(after.Isr, 3) ||
+			after.PartitionEpoch != before.PartitionEpoch+1 || after.LeaderEpoch != before.LeaderEpoch || after.Leader != before.Leader {
+			t.Fatalf("fenced %v: %v -> %v", fenced, before, after)
+		}
+		// The leader's AlterPartition on the old partition epoch is stale.
+		_, err = c.AlterPartition(AlterPartitionRequest{BrokerID: before.Leader, Partition: TopicPartition{"t", 0},
+			LeaderEpoch: before.LeaderEpoch, PartitionEpoch: before.PartitionEpoch, NewIsr: []BrokerID{before.Leader}})
+		if !errors.Is(err, ErrInvalidUpdateVersion) {
+			t.Fatalf("stale AlterPartition: %v, want INVALID_UPDATE_VERSION", err)
+		}
+		// The seeded bug takes it.
+		cfg.AcceptStalePartitionEpoch = true
+		if err := c.SetConfig(cfg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.AlterPartition(AlterPartitionRequest{BrokerID: before.Leader, Partition: TopicPartition{"t", 0},
+			LeaderEpoch: before.LeaderEpoch, PartitionEpoch: before.PartitionEpoch, NewIsr: []BrokerID{before.Leader}}); err != nil {
+			t.Fatalf("mutant refused the stale request: %v", err)
+		}
+		// A failed leader is not fenced: the partition gets a new leader.
+		_, _, fenced, _ = c.OnBrokerFailureFencing(before.Leader)
+		if p, _ := c.Partition(TopicPartition{"t", 0}); len(fenced) != 0 || p.Leader == before.Leader {
+			t.Fatalf("after the leader failed: %v, fenced %v", p, fenced)
+		}
 	}
 }

@@ -67,11 +67,38 @@ func (c *Controller) SetBrokerState(id BrokerID, s BrokerState) error {
 	if s == BrokerOffline {
 		for tp, p := range c.partitions {
 			if p.Leader == id {
+				// The partition has no leader until an election (Kafka's
+				// OfflinePartition; KRaft's NO_LEADER): a broker that
+				// starts is not told to follow the dead one.
 				c.leaderLost[tp] = true
+				p.Leader = NoLeader
 			}
 		}
 	}
 	return nil
+}
+
+// FenceReplica takes a failed broker out of the ISR of every partition it
+// follows, with a leader, under FenceFailedReplicas (KRaft's
+// handleBrokerFenced; spec Crash under asynchronous ISR changes): the
+// partition epoch is bumped, the leader epoch is not, and the leader keeps
+// its place. It returns the partitions changed, sorted; the caller tells
+// their replicas.
+func (c *Controller) FenceReplica(id BrokerID) []TopicPartition {
+	if !c.cfg.FenceFailedReplicas {
+		return nil
+	}
+	var out []TopicPartition
+	for _, tp := range c.Partitions() {
+		p := c.partitions[tp]
+		if p.Leader == NoLeader || p.Leader == id || !slices.Contains(p.Isr, id) || p.PartitionEpoch == math.MaxInt32 {
+			continue
+		}
+		p.Isr = slices.DeleteFunc(slices.Clone(p.Isr), func(x BrokerID) bool { return x == id })
+		p.PartitionEpoch++
+		out = append(out, tp)
+	}
+	return out
 }
 
 // BrokerState returns what the controller knows of a broker (BrokerOffline
@@ -450,17 +477,27 @@ func (c *Controller) OnBrokerStartup(id BrokerID) ([]ElectionResult, map[TopicPa
 }
 
 // OnBrokerFailure marks the broker offline and runs offline elections for
-// every partition that needs one (KafkaController.onBrokerFailure).
-// Deviation: Kafka also removes the broker from the ISR of every partition
-// it follows (OfflineReplica; KRaft handleBrokerFenced); here it stays in
+// every partition that needs one (KafkaController.onBrokerFailure). Under
+// FenceFailedReplicas (KRaft) the broker also leaves the ISR of the
+// partitions it follows (FenceReplica; they are returned in fenced).
+// Deviation for the ZooKeeper releases: Kafka also removes the broker from
+// the ISR of every partition it follows (OfflineReplica); here it stays in
 // the ISR until the leader shrinks it with AlterPartition, as in the spec,
 // and elections filter the ISR to live brokers instead.
 func (c *Controller) OnBrokerFailure(id BrokerID) ([]ElectionResult, map[TopicPartition]error, error) {
+	results, errs, _, err := c.OnBrokerFailureFencing(id)
+	return results, errs, err
+}
+
+// OnBrokerFailureFencing is OnBrokerFailure that also returns the
+// partitions FenceReplica changed.
+func (c *Controller) OnBrokerFailureFencing(id BrokerID) ([]ElectionResult, map[TopicPartition]error, []TopicPartition, error) {
 	if err := c.SetBrokerState(id, BrokerOffline); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	fenced := c.FenceReplica(id)
 	results, errs := c.ElectLeaders(c.OfflinePartitions(), OfflinePartitionLeaderElectionStrategy)
-	return results, errs, nil
+	return results, errs, fenced, nil
 }
 
 // ControlledShutdown handles a broker's ControlledShutdown request

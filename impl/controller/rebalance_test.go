@@ -277,9 +277,10 @@ func TestOnBrokerFailureWithoutEligibleLeader(t *testing.T) {
 	if got := c.OfflinePartitions(); !slices.Equal(got, []TopicPartition{{"t", 0}}) {
 		t.Fatalf("offline partitions %v", got)
 	}
-	// The spec keeps ctrlLeader on a failed election: so does the controller.
-	if p, _ := c.Partition(TopicPartition{"t", 0}); p.Leader != 0 || p.LeaderEpoch != 0 {
-		t.Fatalf("failed election changed the partition: %v", p)
+	// The dead leader is unset (the spec's ctrlLeader = None; Kafka's
+	// NoLeader) and the epochs stay until an election.
+	if p, _ := c.Partition(TopicPartition{"t", 0}); p.Leader != NoLeader || p.LeaderEpoch != 0 || p.PartitionEpoch != 0 {
+		t.Fatalf("failed election: %v, want no leader in epoch 0", p)
 	}
 	rs, errs, err := c.OnBrokerStartup(0)
 	if err != nil || errs != nil || len(rs) != 1 || rs[0].Elected.Leader != 0 || rs[0].Elected.LeaderEpoch != 1 {

@@ -157,6 +157,16 @@ type Config struct {
 	// ExpandIsr does not consult liveness (a follower may crash between its
 	// last fetch and the expansion), so the refinement checker needs it off.
 	RejectIneligibleReplicas bool
+	// FenceFailedReplicas is KRaft's handling of a broker that fails
+	// (ReplicationControlManager.handleBrokerFenced): FenceReplica takes it
+	// out of the ISR of every partition it follows, bumping the partition
+	// epoch. Off for the ZooKeeper releases, whose ISR shrinks only through
+	// the leader.
+	FenceFailedReplicas bool
+	// AcceptStalePartitionEpoch is a seeded bug for the mutation check
+	// (broker.MutantStalePartitionEpoch): AlterPartition takes a stale
+	// partition epoch for the current one. Never set otherwise.
+	AcceptStalePartitionEpoch bool
 }
 
 // DefaultConfig returns Kafka's defaults.

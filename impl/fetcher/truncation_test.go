@@ -71,7 +71,7 @@ func reconcile(t *testing.T, p storage.Policy, follower, leader *storage.Log, hw
 			t.Fatal(err)
 		}
 		ans := EpochEndOffset{LeaderEpoch: e, EndOffset: o}
-		to, done, err := TruncationTarget(p, follower.LEO(), hw, follower.EpochCache(), ans)
+		to, done, err := TruncationTarget(p, follower.LEO(), hw, hw, follower.EpochCache(), ans)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,39 +212,45 @@ func (c fakeCache) EndOffsetFor(epoch int32, leo int64) (int32, int64) {
 func TestTruncationTargetBranches(t *testing.T) {
 	own := fakeCache{3: {3, 9}, 2: {1, 4}, 1: {1, 4}}
 	tests := []struct {
-		p        storage.Policy
-		leo, hw  int64
-		cache    EpochCache
-		ans      EpochEndOffset
-		to       int64
-		complete bool
+		p           storage.Policy
+		leo, hw, fo int64
+		cache       EpochCache
+		ans         EpochEndOffset
+		to          int64
+		complete    bool
 	}{
-		// Undefined leader offset: the HW, whatever the policy.
-		{storage.LeaderEpoch, 10, 3, own, EpochEndOffset{-1, -1}, 3, true},
-		{storage.Kip101, 10, 3, own, EpochEndOffset{-1, -1}, 3, true},
-		{storage.LeaderEpoch, 10, 3, own, EpochEndOffset{5, -1}, 3, true},
+		// Undefined leader offset: 0.11's HW, 2.0+'s fetch offset (the HW
+		// while truncating, the LEO under truncation on fetch).
+		{storage.LeaderEpoch, 10, 3, 3, own, EpochEndOffset{-1, -1}, 3, true},
+		{storage.LeaderEpoch, 10, 3, 10, own, EpochEndOffset{-1, -1}, 10, true},
+		{storage.Kip101, 10, 3, 10, own, EpochEndOffset{-1, -1}, 3, true},
+		{storage.LeaderEpoch, 10, 3, 3, own, EpochEndOffset{5, -1}, 3, true},
+		{storage.DivergingEpoch, 10, 3, 10, own, EpochEndOffset{-1, -1}, 10, true},
+		// DivergingEpoch follows getOffsetTruncationState like 2.1.
+		{storage.DivergingEpoch, 10, 3, 10, own, EpochEndOffset{2, 8}, 4, false},
+		{storage.DivergingEpoch, 10, 3, 10, own, EpochEndOffset{3, 7}, 7, true},
 		// Kip101: min(offset, LEO); the epoch field is not looked at.
-		{storage.Kip101, 10, 3, nil, EpochEndOffset{-1, 7}, 7, true},
-		{storage.Kip101, 10, 3, nil, EpochEndOffset{-1, 12}, 10, true},
-		{storage.Kip101, 10, 3, nil, EpochEndOffset{3, 7}, 7, true},
+		{storage.Kip101, 10, 3, 10, nil, EpochEndOffset{-1, 7}, 7, true},
+		{storage.Kip101, 10, 3, 10, nil, EpochEndOffset{-1, 12}, 10, true},
+		{storage.Kip101, 10, 3, 10, nil, EpochEndOffset{3, 7}, 7, true},
 		// LeaderEpoch, the follower has no such epoch.
-		{storage.LeaderEpoch, 10, 3, own, EpochEndOffset{7, 6}, 6, true},
-		{storage.LeaderEpoch, 10, 3, own, EpochEndOffset{7, 60}, 10, true},
+		{storage.LeaderEpoch, 10, 3, 10, own, EpochEndOffset{7, 6}, 6, true},
+		{storage.LeaderEpoch, 10, 3, 10, own, EpochEndOffset{7, 60}, 10, true},
 		// LeaderEpoch, the follower does not know the leader's epoch: KIP-279.
-		{storage.LeaderEpoch, 10, 3, own, EpochEndOffset{2, 8}, 4, false},
-		{storage.LeaderEpoch, 2, 0, own, EpochEndOffset{2, 8}, 2, false},
+		{storage.LeaderEpoch, 10, 3, 10, own, EpochEndOffset{2, 8}, 4, false},
+		{storage.LeaderEpoch, 2, 0, 2, own, EpochEndOffset{2, 8}, 2, false},
 		// LeaderEpoch, both know the epoch: the smallest of the three.
-		{storage.LeaderEpoch, 10, 3, own, EpochEndOffset{3, 7}, 7, true},
-		{storage.LeaderEpoch, 10, 3, own, EpochEndOffset{3, 12}, 9, true},
-		{storage.LeaderEpoch, 8, 3, own, EpochEndOffset{3, 12}, 8, true},
-		{storage.LeaderEpoch, 10, 3, own, EpochEndOffset{1, 2}, 2, true},
+		{storage.LeaderEpoch, 10, 3, 10, own, EpochEndOffset{3, 7}, 7, true},
+		{storage.LeaderEpoch, 10, 3, 10, own, EpochEndOffset{3, 12}, 9, true},
+		{storage.LeaderEpoch, 8, 3, 8, own, EpochEndOffset{3, 12}, 8, true},
+		{storage.LeaderEpoch, 10, 3, 10, own, EpochEndOffset{1, 2}, 2, true},
 		// HighWatermark: the HW.
-		{storage.HighWatermark, 10, 3, nil, EpochEndOffset{3, 7}, 3, true},
-		{storage.HighWatermark, 10, 0, nil, EpochEndOffset{-1, -1}, 0, true},
+		{storage.HighWatermark, 10, 3, 10, nil, EpochEndOffset{3, 7}, 3, true},
+		{storage.HighWatermark, 10, 0, 10, nil, EpochEndOffset{-1, -1}, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/leo%d/hw%d/%v", tt.p, tt.leo, tt.hw, tt.ans), func(t *testing.T) {
-			to, done, err := TruncationTarget(tt.p, tt.leo, tt.hw, tt.cache, tt.ans)
+			to, done, err := TruncationTarget(tt.p, tt.leo, tt.hw, tt.fo, tt.cache, tt.ans)
 			if err != nil || to != tt.to || done != tt.complete {
 				t.Errorf("TruncationTarget = (%d, %v, %v), want (%d, %v)", to, done, err, tt.to, tt.complete)
 			}
@@ -262,10 +268,11 @@ func TestTruncationTargetRejectsBadInput(t *testing.T) {
 		{"", 10, 3, fakeCache{}},
 		{"leaderepoch", 10, 3, fakeCache{}},
 		{storage.LeaderEpoch, -1, 0, fakeCache{}},
+		{storage.DivergingEpoch, 10, 3, nil},
 		{storage.Kip101, 5, -2, nil},
 		{storage.LeaderEpoch, 10, 3, nil},
 	} {
-		if _, _, err := TruncationTarget(tt.p, tt.leo, tt.hw, tt.cache, ans); err == nil {
+		if _, _, err := TruncationTarget(tt.p, tt.leo, tt.hw, tt.leo, tt.cache, ans); err == nil {
 			t.Errorf("TruncationTarget(%q, %d, %d, %v) succeeded", tt.p, tt.leo, tt.hw, tt.cache)
 		}
 	}

@@ -691,13 +691,27 @@ func (n *Network) Heal() {
 // node has already taken stay received. The node is not cut off; see
 // Isolate. Returns how many messages were lost.
 func (n *Network) DropAllFor(node NodeID) (int, error) {
-	return n.crash(node, DropCrash, false)
+	return n.crash(node, DropCrash, false, nil)
 }
 
 // Isolate cuts a node off: like DropAllFor, and every later message to or
 // from it is dropped until Rejoin. Use it for a crashed node.
 func (n *Network) Isolate(node NodeID) (int, error) {
-	return n.crash(node, DropIsolated, true)
+	return n.crash(node, DropIsolated, true, nil)
+}
+
+// DropAllForExcept is DropAllFor that spares the messages from node for
+// which keep is true: requests already on their way that the receiver may
+// still take (a server reads what reached its socket before the sender's
+// connection closed).
+func (n *Network) DropAllForExcept(node NodeID, keep func(Message) bool) (int, error) {
+	return n.crash(node, DropCrash, false, keep)
+}
+
+// IsolateExcept is Isolate that spares the messages from node for which
+// keep is true (see DropAllForExcept).
+func (n *Network) IsolateExcept(node NodeID, keep func(Message) bool) (int, error) {
+	return n.crash(node, DropIsolated, true, keep)
 }
 
 // Rejoin ends a node's isolation.
@@ -711,7 +725,7 @@ func (n *Network) Rejoin(node NodeID) error {
 	return nil
 }
 
-func (n *Network) crash(node NodeID, reason DropReason, isolate bool) (int, error) {
+func (n *Network) crash(node NodeID, reason DropReason, isolate bool, keep func(Message) bool) (int, error) {
 	n.mu.Lock()
 	if n.closed {
 		n.mu.Unlock()
@@ -725,7 +739,8 @@ func (n *Network) crash(node NodeID, reason DropReason, isolate bool) (int, erro
 	if isolate {
 		n.isolated[node] = true
 	}
-	lost := n.dropPendingWhere(func(m Message) bool { return m.From == node || m.To == node }, reason)
+	spared := func(m Message) bool { return keep != nil && m.From == node && keep(m) }
+	lost := n.dropPendingWhere(func(m Message) bool { return (m.From == node || m.To == node) && !spared(m) }, reason)
 	e := n.nodes[node]
 	for _, m := range e.mailbox {
 		n.emit(EventDropped, m, reason)
@@ -733,7 +748,7 @@ func (n *Network) crash(node NodeID, reason DropReason, isolate bool) (int, erro
 	}
 	e.mailbox = nil
 	e.busy = false // whatever it was handling died with it
-	lost += n.dropUnreadFrom(node, reason)
+	lost += n.dropUnreadFrom(node, reason, spared)
 	n.signalChanged()
 	n.mu.Unlock()
 	n.flushEvents()
@@ -744,7 +759,7 @@ func (n *Network) crash(node NodeID, reason DropReason, isolate bool) (int, erro
 // other nodes' mailboxes: delivered, but gone with the crashed sender's
 // connections before anyone took them. A message already taken was
 // received; the crash does not undo that.
-func (n *Network) dropUnreadFrom(node NodeID, reason DropReason) int {
+func (n *Network) dropUnreadFrom(node NodeID, reason DropReason, spared func(Message) bool) int {
 	var victims []Message
 	for id, e := range n.nodes {
 		if id == node {
@@ -752,7 +767,7 @@ func (n *Network) dropUnreadFrom(node NodeID, reason DropReason) int {
 		}
 		kept := e.mailbox[:0]
 		for _, m := range e.mailbox {
-			if m.From == node {
+			if m.From == node && !spared(m) {
 				victims = append(victims, m)
 			} else {
 				kept = append(kept, m)

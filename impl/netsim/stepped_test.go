@@ -515,3 +515,33 @@ func TestCrashDropsUnreadMessagesFromTheNode(t *testing.T) {
 		})
 	}
 }
+
+// DropAllForExcept spares what keep selects among the crashed node's own
+// messages, in flight or unread; everything else to or from it is lost.
+func TestCrashSparesSelectedMessages(t *testing.T) {
+	n, eps := newNet(t, Config{Mode: ModeStepped}, 1, 2, 3)
+	keepIt := mustSend(t, n, 2, 3, "spared")
+	dropIt := mustSend(t, n, 2, 3, "lost")
+	unread := mustSend(t, n, 2, 1, "spared unread")
+	toIt := mustSend(t, n, 3, 2, "to the crashed node")
+	if err := n.Deliver(unread); err != nil {
+		t.Fatal(err)
+	}
+	lost, err := n.DropAllForExcept(2, func(m Message) bool { return m.Payload != "lost" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lost != 2 {
+		t.Fatalf("lost %d, want 2 (the unspared one and the one to the node)", lost)
+	}
+	var ids []MsgID
+	for _, m := range n.InFlight() {
+		ids = append(ids, m.ID)
+	}
+	if len(ids) != 1 || ids[0] != keepIt {
+		t.Fatalf("in flight %v, want only %d (not %d, %d)", ids, keepIt, dropIt, toIt)
+	}
+	if m, ok := eps[1].TryRecv(); !ok || m.Payload != "spared unread" {
+		t.Fatalf("unread spared message gone: %v %v", m, ok)
+	}
+}

@@ -79,6 +79,11 @@ type FetchPartition struct {
 	// CurrentLeaderEpoch is the fetcher's leader epoch (KIP-320); -1 when
 	// the fetcher does not send one (a consumer).
 	CurrentLeaderEpoch int32
+	// LastFetchedEpoch is the epoch of the follower's last record (Fetch
+	// v12, truncation on fetch, Kafka 2.8+); -1 when it sends none (older
+	// releases, a consumer, or a follower with no epoch entries). The
+	// zero value is epoch 0: every sender sets it.
+	LastFetchedEpoch int32
 }
 
 // FetchRequest asks a leader for records.
@@ -97,8 +102,15 @@ type FetchResponsePartition struct {
 	FetchOffset        int64
 	CurrentLeaderEpoch int32
 	Records            []Record
-	HighWatermark      int64 // -1 with an error
+	HighWatermark      int64 // -1 with an error or a divergence
 	LogEndOffset       int64
+	// Diverging says the leader found the follower's log diverging from
+	// its own at LastFetchedEpoch (Fetch v12's divergingEpoch): no records,
+	// and DivergingEpoch / DivergingEndOffset are the leader's
+	// endOffsetFor(LastFetchedEpoch), where the follower truncates.
+	Diverging          bool
+	DivergingEpoch     int32
+	DivergingEndOffset int64
 }
 
 // FetchResponse answers a FetchRequest.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/hwepoch/hwepoch/impl/release"
 )
 
 // Kafka's sentinels (RecordBatch.NO_PARTITION_LEADER_EPOCH,
@@ -25,18 +27,39 @@ const (
 // The entries are always well-formed: epochs and start offsets strictly
 // increase (Assign preserves it, loading rejects anything else).
 //
+// Assign follows the release's rule (release.CacheAssign): KAFKA-7415's
+// truncate-and-append (2.1+), 0.11.0's greater-only append, or none at all
+// (0.10.2 keeps no cache: nothing is ever assigned and the checkpoint file
+// is never written).
+//
 // Safe for concurrent use: every method takes the cache's lock. The file is
 // written before the in-memory entries change, so after an error the cache
 // still equals its file.
 type LeaderEpochFileCache struct {
 	mu      sync.Mutex
 	path    string
+	rule    release.CacheAssign
 	entries []EpochEntry
 }
 
-// NewLeaderEpochFileCache loads the cache from the checkpoint file at path;
-// a missing file is an empty cache (the file is created on first change).
+// NewLeaderEpochFileCache loads the cache from the checkpoint file at path,
+// with KAFKA-7415's assign rule; a missing file is an empty cache (the file
+// is created on first change).
 func NewLeaderEpochFileCache(path string) (*LeaderEpochFileCache, error) {
+	return OpenLeaderEpochFileCache(path, release.TruncateAndAppend)
+}
+
+// OpenLeaderEpochFileCache is NewLeaderEpochFileCache with the given
+// release's assign rule. Under release.NoCache no file is read or written:
+// the cache stays empty.
+func OpenLeaderEpochFileCache(path string, rule release.CacheAssign) (*LeaderEpochFileCache, error) {
+	switch rule {
+	case release.NoCache:
+		return &LeaderEpochFileCache{path: path, rule: rule}, nil
+	case release.GreaterOnly, release.TruncateAndAppend:
+	default:
+		return nil, fmt.Errorf("storage: unknown epoch cache assign rule %q", string(rule))
+	}
 	entries, err := ReadLeaderEpochCheckpoint(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		entries, err = nil, nil
@@ -44,8 +67,11 @@ func NewLeaderEpochFileCache(path string) (*LeaderEpochFileCache, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LeaderEpochFileCache{path: path, entries: entries}, nil
+	return &LeaderEpochFileCache{path: path, rule: rule, entries: entries}, nil
 }
+
+// Rule is the cache's assign rule.
+func (c *LeaderEpochFileCache) Rule() release.CacheAssign { return c.rule }
 
 // Path is the checkpoint file's path.
 func (c *LeaderEpochFileCache) Path() string { return c.path }
@@ -75,18 +101,22 @@ func (c *LeaderEpochFileCache) LatestEntry() (EpochEntry, bool) {
 	return c.entries[len(c.entries)-1], true
 }
 
-// Assign records that epoch starts at startOffset (spec Assign; Kafka
-// assign + maybeTruncateNonMonotonicEntries). A no-op when epoch is the
-// latest epoch and startOffset is not below its start; otherwise every
-// entry at the tail with epoch >= epoch or start >= startOffset is removed,
-// the new entry appended and the checkpoint written.
+// Assign records that epoch starts at startOffset (spec Assign), by the
+// cache's rule. TruncateAndAppend (Kafka 2.1+ assign +
+// maybeTruncateNonMonotonicEntries): a no-op when epoch is the latest epoch
+// and startOffset is not below its start; otherwise every entry at the tail
+// with epoch >= epoch or start >= startOffset is removed, the new entry
+// appended and the checkpoint written. GreaterOnly (0.11.0's assign):
+// appended only when the cache is empty or epoch is above the latest epoch
+// and startOffset not below its start, a no-op otherwise; nothing is ever
+// removed. NoCache: always a no-op.
 func (c *LeaderEpochFileCache) Assign(epoch int32, startOffset int64) error {
 	if epoch < 0 || startOffset < 0 {
 		return fmt.Errorf("storage: invalid leader epoch entry (epoch %d, start offset %d)", epoch, startOffset)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	next, changed := assign(c.entries, epoch, startOffset)
+	next, changed := assignBy(c.rule, c.entries, epoch, startOffset)
 	if !changed {
 		return nil
 	}
@@ -118,6 +148,7 @@ func (c *LeaderEpochFileCache) EndOffsetFor(epoch int32, leo int64) (int32, int6
 }
 
 // Kip101EndOffset is Kafka 0.11.0's endOffsetFor (OffsetsForLeaderEpoch v0):
+// UndefinedEpochOffset for UndefinedEpoch (a follower with no entries),
 // leo for the latest epoch, else the start offset of the next higher epoch,
 // else UndefinedEpochOffset (spec Kip101EndOffset).
 func (c *LeaderEpochFileCache) Kip101EndOffset(epoch int32, leo int64) int64 {
@@ -145,6 +176,23 @@ func latestEpoch(c []EpochEntry) int32 {
 	return c[len(c)-1].Epoch
 }
 
+// assignBy is Assign's rule as a pure function.
+func assignBy(rule release.CacheAssign, c []EpochEntry, e int32, s int64) ([]EpochEntry, bool) {
+	switch rule {
+	case release.NoCache:
+		return c, false
+	case release.GreaterOnly:
+		if n := len(c); n == 0 || (e > c[n-1].Epoch && s >= c[n-1].StartOffset) {
+			next := make([]EpochEntry, n, n+1)
+			copy(next, c)
+			return append(next, EpochEntry{Epoch: e, StartOffset: s}), true
+		}
+		return c, false
+	}
+	return assign(c, e, s)
+}
+
+// assign is KAFKA-7415's rule.
 func assign(c []EpochEntry, e int32, s int64) ([]EpochEntry, bool) {
 	if n := len(c); n > 0 && c[n-1].Epoch == e && s >= c[n-1].StartOffset {
 		return c, false
@@ -192,8 +240,13 @@ func endOffsetFor(c []EpochEntry, e int32, leo int64) (int32, int64) {
 }
 
 func kip101EndOffset(c []EpochEntry, e int32, leo int64) int64 {
+	if e == UndefinedEpoch {
+		// 0.11.0's endOffsetFor: "if (requestedEpoch == UNDEFINED_EPOCH)
+		// UNDEFINED_EPOCH_OFFSET", checked before the latest epoch, so an
+		// empty leader cache does not answer its LEO to an empty follower.
+		return UndefinedEpochOffset
+	}
 	if e == latestEpoch(c) {
-		// Also the empty cache asked about UndefinedEpoch, as in 0.11.0.
 		return leo
 	}
 	next := sort.Search(len(c), func(i int) bool { return c[i].Epoch > e })

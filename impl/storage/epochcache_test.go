@@ -74,7 +74,7 @@ func TestKip101EndOffset(t *testing.T) {
 		want  int64
 	}{
 		{"latest epoch: the LEO", c, 4, 10},
-		{"empty cache asked about no epoch: the LEO (0.11.0)", nil, -1, 10},
+		{"empty cache asked about no epoch: undefined (0.11.0 checks -1 first)", nil, -1, -1},
 		{"no epoch on a non-empty cache", c, -1, -1},
 		{"below the first entry", entries(2, 3, 4, 8), 1, -1},
 		{"above every epoch", c, 5, -1},
@@ -260,6 +260,8 @@ func specKip101EndOffset(c []EpochEntry, leo int64, e int32) int64 {
 		}
 	}
 	switch {
+	case e == -1:
+		return -1
 	case e == specLatestEpoch(c):
 		return leo
 	case len(higher) == 0 || len(c) == 0 || e < c[0].Epoch:

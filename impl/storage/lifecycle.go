@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"github.com/hwepoch/hwepoch/impl/release"
+
 	"errors"
 	"fmt"
 )
@@ -125,10 +127,12 @@ func (l *Log) EndOffsetForEpoch(epoch int32) (int32, int64) {
 
 // OffsetsForLeaderEpoch is the leader's answer to OffsetsForLeaderEpoch for
 // the follower's epoch under policy p (spec HandleOffsetsForLeaderEpoch,
-// without the error cases): (UndefinedEpoch, Kip101EndOffset) under Kip101,
-// which answered no epoch (v0), EndOffsetFor otherwise.
+// without the error cases): (UndefinedEpoch, Kip101EndOffset) under a
+// release that answers OffsetsForLeaderEpoch v0 (0.11.0, no epoch in the
+// answer), EndOffsetFor otherwise.
 func (l *Log) OffsetsForLeaderEpoch(p Policy, epoch int32) (int32, int64, error) {
-	if !p.Valid() {
+	rel, ok := release.Of(p)
+	if !ok {
 		return 0, 0, fmt.Errorf("storage: unknown truncation policy %q", string(p))
 	}
 	l.mu.Lock()
@@ -136,7 +140,7 @@ func (l *Log) OffsetsForLeaderEpoch(p Policy, epoch int32) (int32, int64, error)
 	if err := l.usable(); err != nil {
 		return 0, 0, err
 	}
-	if p == Kip101 {
+	if rel.Reconcile == release.OffsetsForLeaderEpochV0 {
 		return UndefinedEpoch, l.cache.Kip101EndOffset(epoch, l.leo()), nil
 	}
 	e, o := l.cache.EndOffsetFor(epoch, l.leo())

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/hwepoch/hwepoch/impl/release"
 )
 
 var (
@@ -22,6 +24,9 @@ type Options struct {
 	// SegmentBytes is the size at which the active segment is rolled;
 	// 0 means DefaultSegmentBytes.
 	SegmentBytes int64
+	// CacheAssign is the release's epoch cache rule (release.CacheAssign);
+	// empty means KAFKA-7415's TruncateAndAppend, every release since 2.1.
+	CacheAssign release.CacheAssign
 	// Recover makes Open repair a torn or corrupt tail of the LAST segment
 	// by truncating it at the first bad record, as Kafka's log recovery after
 	// an unclean shutdown does, instead of failing. What was cut is reported
@@ -76,7 +81,11 @@ func Open(dir string, opts Options) (*Log, error) {
 		l.closeFiles()
 		return nil, err
 	}
-	cache, err := NewLeaderEpochFileCache(filepath.Join(dir, LeaderEpochCheckpointFilename))
+	rule := opts.CacheAssign
+	if rule == "" {
+		rule = release.TruncateAndAppend
+	}
+	cache, err := OpenLeaderEpochFileCache(filepath.Join(dir, LeaderEpochCheckpointFilename), rule)
 	if err != nil {
 		l.closeFiles()
 		return nil, err
