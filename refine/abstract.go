@@ -76,6 +76,13 @@ func (a *abstractor) state(snap cluster.Snapshot) model.State {
 		Role: make([]model.Role, n), LeaderEpoch: make([]int, n), Leader: make([]model.Replica, n),
 		Hw: make([]int, n), Isr: make([][]model.Replica, n), FollowerLeo: make([][]int, n),
 		FetchState: make([]model.FetchState, n), ControllerQueue: make([][]model.Msg, n), Inflight: make([]model.Msg, n),
+		// spec-next: the implementation's snapshot does not yet carry these
+		// (impl is being brought to the release table on spec-next-impl).
+		ProduceEpoch: make([]int, n), PartitionEpoch: make([]int, n), PendingIsr: make([][]model.Replica, n),
+		AlterPartition: make([]model.Msg, n), CtrlPartitionEpoch: -1,
+	}
+	for i := range n {
+		s.ProduceEpoch[i], s.PartitionEpoch[i], s.AlterPartition[i] = -1, -1, model.NoMsg
 	}
 	for i, b := range snap.Brokers {
 		if b.ID != int32(i+1) {
@@ -93,7 +100,7 @@ func (a *abstractor) state(snap cluster.Snapshot) model.State {
 		for _, m := range snap.Network.ControllerQueue[id] {
 			s.ControllerQueue[i] = append(s.ControllerQueue[i],
 				model.LeaderAndIsrMsg(a.replica(fmt.Sprintf("broker %d: LeaderAndIsr leader", id), m.Leader, false),
-					int(m.Epoch), a.replicas(fmt.Sprintf("broker %d: LeaderAndIsr ISR", id), m.Isr)))
+					int(m.Epoch), a.replicas(fmt.Sprintf("broker %d: LeaderAndIsr ISR", id), m.Isr), -1))
 		}
 		s.Inflight[i] = a.message(id, snap.Network.Inflight[id])
 	}
@@ -228,7 +235,7 @@ func (a *abstractor) message(id int32, m cluster.Message) model.Msg {
 	}
 	switch m.Type {
 	case cluster.MsgFetch:
-		return model.FetchReq(src, dst, int(m.Offset), int(m.CurrentEpoch))
+		return model.FetchReq(src, dst, int(m.Offset), -1, int(m.CurrentEpoch), false)
 	case cluster.MsgOffsetsForLeaderEpoch:
 		return model.OffsetsReq(src, dst, int(m.Epoch), int(m.CurrentEpoch))
 	case cluster.MsgOffsetsForLeaderEpochResponse:
@@ -241,7 +248,7 @@ func (a *abstractor) message(id int32, m cluster.Message) model.Msg {
 			}
 			recs = append(recs, model.Record{ID: int(r.ID), Epoch: int(r.Epoch)})
 		}
-		return model.FetchResp(src, dst, errCode(), int(m.Offset), recs, int(m.HW), int(m.LEO), int(m.CurrentEpoch))
+		return model.FetchResp(src, dst, errCode(), int(m.Offset), recs, int(m.HW), int(m.LEO), false, model.NoDivergence0, int(m.CurrentEpoch))
 	}
 	a.fail("%s: message type %q is not one of the spec's", where, m.Type)
 	return model.NoMsg

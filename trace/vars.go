@@ -82,6 +82,18 @@ func VarsToValues(cfg *model.Config, s model.State, sp Spelling) map[string]any 
 				out[f] = m.Hw
 			case "leo":
 				out[f] = m.Leo
+			case "partitionEpoch":
+				out[f] = m.PartitionEpoch
+			case "leaderEpoch":
+				out[f] = m.LeaderEpoch
+			case "lastFetchedEpoch":
+				out[f] = m.LastFetchedEpoch
+			case "orphan":
+				out[f] = m.Orphan
+			case "diverging":
+				out[f] = m.Diverging
+			case "divergingEpoch":
+				out[f] = map[string]any{"epoch": m.DivergingEpoch.Epoch, "offset": m.DivergingEpoch.Offset}
 			}
 		}
 		return out
@@ -104,10 +116,14 @@ func VarsToValues(cfg *model.Config, s model.State, sp Spelling) map[string]any 
 		"followerLeo": fn(func(i int) any {
 			return fn(func(j int) any { return s.FollowerLeo[i][j] })
 		}),
-		"fetchState": fn(func(i int) any { return s.FetchState[i].String() }),
-		"ctrlLeader": string(s.CtrlLeader),
-		"ctrlEpoch":  s.CtrlEpoch,
-		"ctrlIsr":    replicas(s.CtrlIsr),
+		"fetchState":         fn(func(i int) any { return s.FetchState[i].String() }),
+		"produceEpoch":       fn(func(i int) any { return s.ProduceEpoch[i] }),
+		"partitionEpoch":     fn(func(i int) any { return s.PartitionEpoch[i] }),
+		"pendingIsr":         fn(func(i int) any { return replicas(s.PendingIsr[i]) }),
+		"ctrlLeader":         string(s.CtrlLeader),
+		"ctrlEpoch":          s.CtrlEpoch,
+		"ctrlIsr":            replicas(s.CtrlIsr),
+		"ctrlPartitionEpoch": s.CtrlPartitionEpoch,
 		"controllerQueue": fn(func(i int) any {
 			out := make([]any, len(s.ControllerQueue[i]))
 			for k, m := range s.ControllerQueue[i] {
@@ -115,11 +131,12 @@ func VarsToValues(cfg *model.Config, s model.State, sp Spelling) map[string]any 
 			}
 			return out
 		}),
-		"inflight":  fn(func(i int) any { return msg(s.Inflight[i]) }),
-		"nextId":    s.NextId,
-		"crashes":   s.Crashes,
-		"acked":     offsetIDs(s.Acked),
-		"committed": offsetIDs(s.Committed),
+		"inflight":       fn(func(i int) any { return msg(s.Inflight[i]) }),
+		"alterPartition": fn(func(i int) any { return msg(s.AlterPartition[i]) }),
+		"nextId":         s.NextId,
+		"crashes":        s.Crashes,
+		"acked":          offsetIDs(s.Acked),
+		"committed":      offsetIDs(s.Committed),
 	}
 }
 
@@ -159,6 +176,14 @@ func (d *dec) int(path string, v any) int {
 	}
 	d.fail(path, "want an integer, got %s", describe(v))
 	return 0
+}
+
+func (d *dec) bool(path string, v any) bool {
+	b, ok := v.(bool)
+	if !ok {
+		d.fail(path, "want TRUE or FALSE, got %s", describe(v))
+	}
+	return b
 }
 
 func (d *dec) str(path string, v any) string {
@@ -335,6 +360,19 @@ func (d *dec) msg(path string, v any) model.Msg {
 			out.Hw = d.int(p, x)
 		case "leo":
 			out.Leo = d.int(p, x)
+		case "partitionEpoch":
+			out.PartitionEpoch = d.int(p, x)
+		case "leaderEpoch":
+			out.LeaderEpoch = d.int(p, x)
+		case "lastFetchedEpoch":
+			out.LastFetchedEpoch = d.int(p, x)
+		case "orphan":
+			out.Orphan = d.bool(p, x)
+		case "diverging":
+			out.Diverging = d.bool(p, x)
+		case "divergingEpoch":
+			r := d.record(p, x, "epoch", "offset")
+			out.DivergingEpoch = model.EpochOffset{Epoch: d.int(p+".epoch", r["epoch"]), Offset: d.int(p+".offset", r["offset"])}
 		}
 	}
 	return out
@@ -383,13 +421,18 @@ func ValuesToState(cfg *model.Config, vars map[string]any) (model.State, error) 
 		}
 		return f
 	})
+	s.ProduceEpoch = fn(d, "produceEpoch", vars["produceEpoch"], d.int)
+	s.PartitionEpoch = fn(d, "partitionEpoch", vars["partitionEpoch"], d.int)
+	s.PendingIsr = fn(d, "pendingIsr", vars["pendingIsr"], d.replicaSet)
 	s.CtrlLeader = d.replica("ctrlLeader", vars["ctrlLeader"], true)
 	s.CtrlEpoch = d.int("ctrlEpoch", vars["ctrlEpoch"])
 	s.CtrlIsr = d.replicaSet("ctrlIsr", vars["ctrlIsr"])
+	s.CtrlPartitionEpoch = d.int("ctrlPartitionEpoch", vars["ctrlPartitionEpoch"])
 	s.ControllerQueue = fn(d, "controllerQueue", vars["controllerQueue"], func(p string, v any) []model.Msg {
 		return seq(d, p, v, d.msg)
 	})
 	s.Inflight = fn(d, "inflight", vars["inflight"], d.msg)
+	s.AlterPartition = fn(d, "alterPartition", vars["alterPartition"], d.msg)
 	s.NextId = d.int("nextId", vars["nextId"])
 	s.Crashes = d.int("crashes", vars["crashes"])
 	s.Acked = d.offsetIDs("acked", vars["acked"])

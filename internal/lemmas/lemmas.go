@@ -103,7 +103,7 @@ func cachesAgree(cfg *model.Config, s *model.State) (premise, ok bool) {
 // does in the spec). done is false if the loop does not settle within the
 // number of cache entries (it always does on reachable states).
 func TruncationOffset(cfg *model.Config, s *model.State, l, f int) (to int, done bool) {
-	if cfg.Truncation == model.HighWatermark {
+	if cfg.Rel().Reconcile == "TruncateToHW" {
 		return min(s.Hw[f], s.LEO(f)), true
 	}
 	view := *s
@@ -113,11 +113,16 @@ func TruncationOffset(cfg *model.Config, s *model.State, l, f int) (to int, done
 	for range len(s.EpochCache[f]) + len(s.EpochCache[l]) + 2 {
 		ask := model.LatestEpoch(view.EpochCache[f])
 		ans := model.EndOffsetFor(s.EpochCache[l], s.LEO(l), ask)
-		if cfg.Truncation == model.Kip101 {
+		if cfg.Rel().Reconcile == "OffsetsForLeaderEpochV0" {
 			ans = model.EpochOffset{Epoch: -1, Offset: model.Kip101EndOffset(s.EpochCache[l], s.LEO(l), ask)}
 		}
-		m := model.OffsetsResp(cfg.Replicas[l], cfg.Replicas[f], model.ErrNone, ans.Epoch, ans.Offset, s.LeaderEpoch[f])
-		tg := model.TruncationTarget(cfg, &view, f, m)
+		// The fetch offset: the HW for a truncating fetcher, the LEO for a
+		// fetcher that sends lastFetchedEpoch (DivergingEpoch).
+		fo := view.Hw[f]
+		if cfg.Rel().Reconcile == "DivergingEpoch" {
+			fo = view.LEO(f)
+		}
+		tg := model.TruncationTarget(cfg, &view, f, ans, fo)
 		to = min(tg.To, view.LEO(f))
 		view.Log[f] = view.Log[f][:to]
 		view.EpochCache[f] = model.TruncateFromEnd(view.EpochCache[f], to)

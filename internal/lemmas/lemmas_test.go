@@ -142,7 +142,7 @@ func twoReplicas(policy string, leader, follower []int) (*model.Config, model.St
 		var cache []model.Entry
 		for o, e := range epochs {
 			log = append(log, model.Record{ID: 100*e + o, Epoch: e})
-			cache = model.Assign(cache, e, o)
+			cache = model.Assign(cfg, cache, e, o)
 		}
 		return log, cache
 	}

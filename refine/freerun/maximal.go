@@ -45,7 +45,7 @@ func (v *validator) maximalISR(n node, e cluster.Event, a model.Action, pre, pos
 		return post, false
 	}
 	lg := post.Log[l]
-	nw := model.NewHW(v.cfg, l, lg, maximal, post.FollowerLeo[l], pre.Hw[l])
+	nw := model.NewHW(v.cfg, l, lg, maximal, post.Isr[l], post.FollowerLeo[l], pre.Hw[l])
 	if nw == post.Hw[l] {
 		return post, false
 	}
@@ -53,7 +53,7 @@ func (v *validator) maximalISR(n node, e cluster.Event, a model.Action, pre, pos
 	t.Hw = slices.Clone(post.Hw)
 	t.Hw[l] = nw
 	t.Committed = model.Union(pre.Committed, model.NewlyCommitted(lg, pre.Hw[l], nw))
-	acked := model.NewlyAcked(v.cfg, lg, pre.Hw[l], nw, pre.LeaderEpoch[l], post.Isr[l])
+	acked := model.NewlyAcked(v.cfg, lg, pre.Hw[l], nw, pre.ProduceEpoch[l], pre.LeaderEpoch[l], post.Isr[l])
 	if a.Kind == model.Produce && v.cfg.Acks == "1" {
 		acked = append(acked, model.OffsetID{Offset: len(lg) - 1, ID: pre.NextId})
 	}

@@ -26,7 +26,7 @@ func requests(cfg *model.Config, evs []cluster.Event) map[uint64]model.Msg {
 		p := e.Post
 		switch e.Action {
 		case model.SendFetch.String():
-			out[e.Sent[0]] = model.FetchReq(f, l, int(p.LEO), int(p.LeaderEpoch))
+			out[e.Sent[0]] = model.FetchReq(f, l, int(p.LEO), -1, int(p.LeaderEpoch), false)
 		case model.SendOffsetsForLeaderEpoch.String():
 			latest := -1
 			if n := len(p.EpochCache); n > 0 {

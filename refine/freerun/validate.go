@@ -456,11 +456,11 @@ func (v *validator) leaderHalf(s model.State, p *proposal) model.State {
 	t.Isr = slices.Clone(s.Isr)
 	t.Isr[l] = isr
 	lg := s.Log[l]
-	nw := model.NewHW(v.cfg, l, lg, isr, s.FollowerLeo[l], s.Hw[l])
+	nw := model.NewHW(v.cfg, l, lg, isr, isr, s.FollowerLeo[l], s.Hw[l])
 	t.Hw = slices.Clone(s.Hw)
 	t.Hw[l] = nw
 	t.Committed = model.Union(s.Committed, model.NewlyCommitted(lg, s.Hw[l], nw))
-	t.Acked = model.Union(s.Acked, model.NewlyAcked(v.cfg, lg, s.Hw[l], nw, s.LeaderEpoch[l], isr))
+	t.Acked = model.Union(s.Acked, model.NewlyAcked(v.cfg, lg, s.Hw[l], nw, s.ProduceEpoch[l], s.LeaderEpoch[l], isr))
 	return t
 }
 
