@@ -75,7 +75,7 @@ func handleAlterPartition(cfg *Config, s *State, l int) (State, bool) {
 		t.CtrlPartitionEpoch = s.CtrlPartitionEpoch + 1
 		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionResp(ErrNone, m.LeaderEpoch, s.CtrlPartitionEpoch+1, m.Isr))
 	} else {
-		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionResp(err, m.LeaderEpoch, m.PartitionEpoch, m.Isr))
+		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionResp(err, m.LeaderEpoch, m.PartitionEpoch, nil))
 	}
 	return t, true
 }

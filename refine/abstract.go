@@ -76,13 +76,8 @@ func (a *abstractor) state(snap cluster.Snapshot) model.State {
 		Role: make([]model.Role, n), LeaderEpoch: make([]int, n), Leader: make([]model.Replica, n),
 		Hw: make([]int, n), Isr: make([][]model.Replica, n), FollowerLeo: make([][]int, n),
 		FetchState: make([]model.FetchState, n), ControllerQueue: make([][]model.Msg, n), Inflight: make([]model.Msg, n),
-		// spec-next: the implementation's snapshot does not yet carry these
-		// (impl is being brought to the release table on spec-next-impl).
 		ProduceEpoch: make([]int, n), PartitionEpoch: make([]int, n), PendingIsr: make([][]model.Replica, n),
-		AlterPartition: make([]model.Msg, n), CtrlPartitionEpoch: -1,
-	}
-	for i := range n {
-		s.ProduceEpoch[i], s.PartitionEpoch[i], s.AlterPartition[i] = -1, -1, model.NoMsg
+		AlterPartition: make([]model.Msg, n),
 	}
 	for i, b := range snap.Brokers {
 		if b.ID != int32(i+1) {
@@ -95,14 +90,16 @@ func (a *abstractor) state(snap cluster.Snapshot) model.State {
 	s.CtrlLeader = a.replica("controller leader", ctl.Leader, true)
 	s.CtrlEpoch = int(ctl.Epoch)
 	s.CtrlIsr = a.replicas("controller ISR", ctl.Isr)
+	s.CtrlPartitionEpoch = int(ctl.PartitionEpoch)
 	for i := range n {
 		id := int32(i + 1)
 		for _, m := range snap.Network.ControllerQueue[id] {
 			s.ControllerQueue[i] = append(s.ControllerQueue[i],
 				model.LeaderAndIsrMsg(a.replica(fmt.Sprintf("broker %d: LeaderAndIsr leader", id), m.Leader, false),
-					int(m.Epoch), a.replicas(fmt.Sprintf("broker %d: LeaderAndIsr ISR", id), m.Isr), -1))
+					int(m.Epoch), a.replicas(fmt.Sprintf("broker %d: LeaderAndIsr ISR", id), m.Isr), int(m.PartitionEpoch)))
 		}
 		s.Inflight[i] = a.message(id, snap.Network.Inflight[id])
+		s.AlterPartition[i] = a.alterPartition(id, snap.Network.AlterPartition[id])
 	}
 	if snap.Network.Extra != 0 {
 		a.fail("network: %d fetcher messages beyond one per follower are in flight; the spec's inflight holds one per follower", snap.Network.Extra)
@@ -133,6 +130,7 @@ func (a *abstractor) replicaState(s *model.State, i int, b cluster.BrokerSnapsho
 	s.Log[i], s.EpochCache[i], s.HwCheckpoint[i] = st.Log, st.EpochCache, st.HwCheckpoint
 	s.Role[i], s.LeaderEpoch[i], s.Leader[i] = st.Role, st.LeaderEpoch, st.Leader
 	s.Hw[i], s.Isr[i], s.FollowerLeo[i], s.FetchState[i] = st.Hw, st.Isr, st.FollowerLeo, st.FetchState
+	s.ProduceEpoch[i], s.PartitionEpoch[i], s.PendingIsr[i] = st.ProduceEpoch, st.PartitionEpoch, st.PendingIsr
 }
 
 // Local is one replica's own variables: the part of the state a broker
@@ -148,13 +146,18 @@ type Local struct {
 	Isr          []model.Replica
 	FollowerLeo  []int
 	FetchState   model.FetchState
+	// A leader's alone (-1, -1, {} on other replicas, as in the spec).
+	ProduceEpoch   int
+	PartitionEpoch int
+	PendingIsr     []model.Replica
 }
 
 // LocalOf projects replica i's variables out of a model state.
 func LocalOf(s *model.State, i int) Local {
 	return Local{Log: s.Log[i], EpochCache: s.EpochCache[i], HwCheckpoint: s.HwCheckpoint[i], Role: s.Role[i],
 		LeaderEpoch: s.LeaderEpoch[i], Leader: s.Leader[i], Hw: s.Hw[i], Isr: s.Isr[i],
-		FollowerLeo: s.FollowerLeo[i], FetchState: s.FetchState[i]}
+		FollowerLeo: s.FollowerLeo[i], FetchState: s.FetchState[i],
+		ProduceEpoch: s.ProduceEpoch[i], PartitionEpoch: s.PartitionEpoch[i], PendingIsr: s.PendingIsr[i]}
 }
 
 // AbstractReplica maps one replica's partition snapshot onto the model's
@@ -206,7 +209,35 @@ func (a *abstractor) local(p cluster.PartitionSnapshot) Local {
 		a.fail("fetchState: %v", err)
 	}
 	l.FetchState = fs
+	// The spec keeps these for a leader only; the implementation's
+	// partition remembers its partition epoch as a follower too.
+	l.ProduceEpoch, l.PartitionEpoch = -1, -1
+	if role == model.Leader {
+		l.ProduceEpoch, l.PartitionEpoch = int(p.ProduceEpoch), int(p.PartitionEpoch)
+		l.PendingIsr = a.replicas("pending ISR", p.PendingIsr)
+	}
 	return l
+}
+
+// alterPartition maps leader id's AlterPartition request or response (or
+// its absence) onto the spec's alterPartition[l].
+func (a *abstractor) alterPartition(id int32, m cluster.AlterPartitionMsg) model.Msg {
+	where := fmt.Sprintf("broker %d's AlterPartition", id)
+	isr := func() []model.Replica { return a.replicas(where+" ISR", m.Isr) }
+	switch m.Type {
+	case "", "None":
+		return model.NoMsg
+	case "AlterPartition":
+		return model.AlterPartitionReq(int(m.LeaderEpoch), int(m.PartitionEpoch), isr())
+	case "AlterPartitionResponse":
+		e, err := model.ParseErrorCode(m.Error)
+		if err != nil {
+			a.fail("%s: error: %v", where, err)
+		}
+		return model.AlterPartitionResp(e, int(m.LeaderEpoch), int(m.PartitionEpoch), isr())
+	}
+	a.fail("%s: type %q is not one of the spec's", where, m.Type)
+	return model.NoMsg
 }
 
 // message maps follower id's fetcher message (or its absence) onto the
@@ -220,7 +251,7 @@ func (a *abstractor) message(id int32, m cluster.Message) model.Msg {
 	src := a.replica(where+" src", m.Src, false)
 	dst := a.replica(where+" dst", m.Dst, false)
 	owner := m.Src
-	if m.Type == cluster.MsgFetchResponse || m.Type == cluster.MsgOffsetsForLeaderEpochResponse {
+	if m.Type == cluster.MsgFetchResponse || m.Type == cluster.MsgOffsetsForLeaderEpochResponse || m.Type == cluster.MsgFetchRead {
 		owner = m.Dst
 	}
 	if owner != id {
@@ -235,23 +266,34 @@ func (a *abstractor) message(id int32, m cluster.Message) model.Msg {
 	}
 	switch m.Type {
 	case cluster.MsgFetch:
-		return model.FetchReq(src, dst, int(m.Offset), -1, int(m.CurrentEpoch), false)
+		return model.FetchReq(src, dst, int(m.Offset), int(m.LastFetchedEpoch), int(m.CurrentEpoch), m.Orphan)
+	case cluster.MsgFetchRead:
+		return model.FetchRead(src, dst, int(m.Offset), a.records(where, m), int(m.HW), int(m.LEO), int(m.CurrentEpoch), m.Orphan)
 	case cluster.MsgOffsetsForLeaderEpoch:
 		return model.OffsetsReq(src, dst, int(m.Epoch), int(m.CurrentEpoch))
 	case cluster.MsgOffsetsForLeaderEpochResponse:
 		return model.OffsetsResp(src, dst, errCode(), int(m.Epoch), int(m.Offset), int(m.CurrentEpoch))
 	case cluster.MsgFetchResponse:
-		var recs []model.Record
-		for k, r := range m.Records {
-			if r.Offset != m.Offset+int64(k) {
-				a.fail("%s: record #%d of a fetch response from offset %d has offset %d", where, k, m.Offset, r.Offset)
-			}
-			recs = append(recs, model.Record{ID: int(r.ID), Epoch: int(r.Epoch)})
+		dv := model.NoDivergence0
+		if m.Diverging {
+			dv = model.EpochOffset{Epoch: int(m.DivergingEpoch), Offset: int(m.DivergingOffset)}
 		}
-		return model.FetchResp(src, dst, errCode(), int(m.Offset), recs, int(m.HW), int(m.LEO), false, model.NoDivergence0, int(m.CurrentEpoch))
+		return model.FetchResp(src, dst, errCode(), int(m.Offset), a.records(where, m), int(m.HW), int(m.LEO), m.Diverging, dv, int(m.CurrentEpoch))
 	}
 	a.fail("%s: message type %q is not one of the spec's", where, m.Type)
 	return model.NoMsg
+}
+
+// records maps a fetch read's or response's records, checking their offsets.
+func (a *abstractor) records(where string, m cluster.Message) []model.Record {
+	var recs []model.Record
+	for k, r := range m.Records {
+		if r.Offset != m.Offset+int64(k) {
+			a.fail("%s: record #%d of a %s from offset %d has offset %d", where, k, m.Type, m.Offset, r.Offset)
+		}
+		recs = append(recs, model.Record{ID: int(r.ID), Epoch: int(r.Epoch)})
+	}
+	return recs
 }
 
 func knownErrors() []string {

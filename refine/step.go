@@ -54,12 +54,18 @@ func Step(c *cluster.Cluster, cfg *model.Config, a model.Action) error {
 		return one("f", a.F, c.SendFetch)
 	case model.HandleFetch:
 		return two(c.HandleFetch)
+	case model.UpdateFollowerFetchState:
+		return two(c.UpdateFollowerFetchState)
 	case model.HandleFetchResponse:
 		return one("f", a.F, c.HandleFetchResponse)
 	case model.ShrinkIsr:
 		return two(c.ShrinkIsr)
 	case model.ExpandIsr:
 		return two(c.ExpandIsr)
+	case model.HandleAlterPartition:
+		return one("l", a.L, c.HandleAlterPartition)
+	case model.HandleAlterPartitionResponse:
+		return one("l", a.L, c.HandleAlterPartitionResponse)
 	case model.CheckpointHW:
 		return one("r", a.R, c.CheckpointHW)
 	case model.Crash:

@@ -710,7 +710,9 @@ ExpandIsr(l, f) ==
 (* ReplicationControlManager): fenced unless l is its leader in the        *)
 (* request's leader epoch; rejected when the partition epoch is stale, or  *)
 (* when the new ISR adds a broker that is not alive (KIP-841).  A commit   *)
-(* bumps the partition epoch.                                               *)
+(* bumps the partition epoch.  An error response carries no ISR; its       *)
+(* epochs echo the request's, standing in for Kafka's check that a         *)
+(* response answers the proposal still pending (proposedIsrState).         *)
 HandleAlterPartition(l) ==
     /\ alterPartition[l].type = "AlterPartition"
     /\ LET m   == alterPartition[l]
@@ -724,7 +726,7 @@ HandleAlterPartition(l) ==
                 /\ alterPartition' = [alterPartition EXCEPT ![l] =
                        AlterPartitionResp("NONE", m.leaderEpoch, ctrlPartitionEpoch + 1, m.isr)]
            ELSE /\ alterPartition' = [alterPartition EXCEPT ![l] =
-                       AlterPartitionResp(err, m.leaderEpoch, m.partitionEpoch, m.isr)]
+                       AlterPartitionResp(err, m.leaderEpoch, m.partitionEpoch, {})]
                 /\ UNCHANGED <<ctrlIsr, ctrlPartitionEpoch>>
     /\ UNCHANGED <<durable, volatile, ctrlLeader, ctrlEpoch, controllerQueue, inflight, ghost>>
 

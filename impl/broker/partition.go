@@ -27,8 +27,13 @@ type Partition struct {
 	// epoch is what AlterPartition compares and sets.
 	partitionEpoch int32
 	replicas       []int32
-	hw             int64
-	hwCheckpoint   int64 // as in the replication-offset-checkpoint file
+	// produceEpoch is the first epoch of this broker's uninterrupted
+	// leadership (the spec's produceEpoch): its purgatory may hold acks=all
+	// requests from that epoch on, since a re-election keeps them. -1
+	// unless leader.
+	produceEpoch int32
+	hw           int64
+	hwCheckpoint int64 // as in the replication-offset-checkpoint file
 
 	// Leader state.
 	isr                    []int32 // committed ISR, sorted
@@ -68,6 +73,7 @@ func newPartition(b *Broker, tp protocol.TopicPartition, log *storage.Log, hwChe
 		b:              b,
 		log:            log,
 		role:           Starting,
+		produceEpoch:   -1,
 		epoch:          -1,
 		leader:         protocol.NoLeader,
 		partitionEpoch: -1,
@@ -170,6 +176,7 @@ func (p *Partition) stateLocked() PartitionState {
 		LeaderEpoch:    p.epoch,
 		Leader:         p.leader,
 		PartitionEpoch: p.partitionEpoch,
+		ProduceEpoch:   p.produceEpoch,
 		FollowerLEO:    map[int32]int64{},
 		FetchState:     p.fetchState,
 		FetchInFlight:  p.fetchSlot,

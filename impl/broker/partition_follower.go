@@ -30,6 +30,7 @@ func (p *Partition) makeFollower(st protocol.LeaderAndIsrPartition) (restart boo
 	rel := p.b.rel
 	restart = rel.RestartFetcherOn == release.EpochChange || p.leader != st.Leader
 	p.role = Follower
+	p.produceEpoch = -1
 	p.epoch = st.LeaderEpoch
 	p.leader = st.Leader
 	p.partitionEpoch = -1 // a follower holds none (the spec's partitionEpoch)

@@ -32,6 +32,9 @@ func (p *Partition) makeLeader(st protocol.LeaderAndIsrPartition, now time.Time)
 		}
 	}
 	isNewLeader := p.role != Leader
+	if isNewLeader {
+		p.produceEpoch = st.LeaderEpoch
+	}
 	p.role = Leader
 	p.epoch = st.LeaderEpoch
 	p.leader = p.b.cfg.BrokerID

@@ -53,6 +53,9 @@ type PartitionState struct {
 	// PartitionEpoch is the controller's version of the ISR this replica
 	// last learnt (not in the spec).
 	PartitionEpoch int32
+	// ProduceEpoch is produceEpoch[r]: the first epoch of the leader's
+	// uninterrupted leadership, -1 unless leader.
+	ProduceEpoch int32
 	// Isr is isr[r]: the leader's ISR view, sorted; empty on non-leaders.
 	Isr []int32
 	// FollowerLEO is followerLeo[r]: a leader's view of each replica's LEO

@@ -57,6 +57,7 @@ func newControllerNode(cl *Cluster) (*controllerNode, error) {
 	cfg.AutoLeaderRebalanceEnable = cl.cfg.AutoLeaderRebalanceEnable
 	rel, _ := release.Of(cl.cfg.Policy) // validated
 	cfg.RejectIneligibleReplicas = rel.ExpandLiveOnly
+	cfg.IsrWriteKeepsPartitionEpoch = !rel.AsyncIsr
 	cfg.FenceFailedReplicas = rel.AsyncIsr
 	cfg.AcceptStalePartitionEpoch = slices.Contains(cl.cfg.Mutants, broker.MutantStalePartitionEpoch)
 	ctrl, err := controller.New(cfg)

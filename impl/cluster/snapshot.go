@@ -76,6 +76,8 @@ type PartitionSnapshot struct {
 	PartitionEpoch int32
 	FetchInFlight  uint64
 	PendingIsr     []int32
+	// ProduceEpoch is produceEpoch[r] (-1 unless leader).
+	ProduceEpoch int32
 }
 
 // ControllerSnapshot is ctrlLeader, ctrlEpoch and ctrlIsr.
@@ -223,6 +225,7 @@ func (c *Cluster) partitionSnapshot(p broker.PartitionState) PartitionSnapshot {
 		HW: p.HW, HWCheckpoint: p.HWCheckpoint, LEO: p.LEO, LeaderEpoch: p.LeaderEpoch, Leader: p.Leader,
 		Isr: slices.Clone(p.Isr), FollowerLEO: maps.Clone(p.FollowerLEO), FetchState: string(p.FetchState),
 		PartitionEpoch: p.PartitionEpoch, FetchInFlight: p.FetchInFlight, PendingIsr: slices.Clone(p.PendingIsr),
+		ProduceEpoch: p.ProduceEpoch,
 	}
 	if ps.Role == "" {
 		ps.Role = string(broker.Offline)

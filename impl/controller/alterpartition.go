@@ -87,8 +87,11 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest) (LeaderAndIsr, er
 		return refuse(ErrFencedLeaderEpoch, "leader %d went offline after epoch %d was assigned", p.Leader, p.LeaderEpoch)
 	case req.BrokerID != p.Leader:
 		return refuse(ErrNotLeaderOrFollower, "broker %d is not the leader (%d)", req.BrokerID, p.Leader)
-	case req.PartitionEpoch < p.PartitionEpoch && sameSet(req.NewIsr, p.Isr):
-		return p.LeaderAndIsr.Clone(), nil // a retry of a change already made
+	case req.PartitionEpoch < p.PartitionEpoch && sameSet(req.NewIsr, p.Isr) && !c.cfg.FenceFailedReplicas:
+		// The ZooKeeper controller takes a retry of a change already made
+		// (LeaderAndIsr.equalsAllowStalePartitionEpoch); KRaft's
+		// ReplicationControlManager refuses every stale partition epoch.
+		return p.LeaderAndIsr.Clone(), nil
 	case req.PartitionEpoch < p.PartitionEpoch && !c.cfg.AcceptStalePartitionEpoch: // mutant hook: stale accepted
 		return refuse(ErrInvalidUpdateVersion, "request partition epoch %d, current %d", req.PartitionEpoch, p.PartitionEpoch)
 	case len(req.NewIsr) == 0:
@@ -122,7 +125,9 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest) (LeaderAndIsr, er
 		return LeaderAndIsr{}, e
 	}
 	p.Isr = slices.Clone(req.NewIsr)
-	p.PartitionEpoch++
+	if !c.cfg.IsrWriteKeepsPartitionEpoch {
+		p.PartitionEpoch++
+	}
 	return p.LeaderAndIsr.Clone(), nil
 }
 

@@ -157,6 +157,13 @@ type Config struct {
 	// ExpandIsr does not consult liveness (a follower may crash between its
 	// last fetch and the expansion), so the refinement checker needs it off.
 	RejectIneligibleReplicas bool
+	// IsrWriteKeepsPartitionEpoch: an accepted ISR change does not bump the
+	// partition epoch. The ZooKeeper releases' conditional write bumps the
+	// znode's version, which nothing in the spec observes: only the leader
+	// writes the ISR there, and the controller's own changes come with a
+	// new leader epoch, so the leader-epoch check already fences a stale
+	// write. Keeping the partition epoch to elections makes it the spec's.
+	IsrWriteKeepsPartitionEpoch bool
 	// FenceFailedReplicas is KRaft's handling of a broker that fails
 	// (ReplicationControlManager.handleBrokerFenced): FenceReplica takes it
 	// out of the ISR of every partition it follows, bumping the partition

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -26,7 +27,11 @@ type smallRuns struct {
 }
 
 type smallRun struct {
-	Name       string       `json:"name"`
+	Name string `json:"name"`
+	// SpecSHA256 is the spec's hash when TLC produced this run's numbers:
+	// the regeneration skips runs already made on the current spec, so it
+	// can be stopped and resumed.
+	SpecSHA256 string       `json:"specSha256,omitempty"`
 	Config     model.Config `json:"config"`
 	Invariants []string     `json:"invariants"`
 	Symmetry   bool         `json:"symmetry,omitempty"`
@@ -106,6 +111,16 @@ func TestRegenerateSmallTLCRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	specSum := fmt.Sprintf("%x", sha256.Sum256(spec))
+	save := func() {
+		b, err := json.MarshalIndent(s, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(smallPath, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "Replication.tla"), spec, 0o644); err != nil {
 		t.Fatal(err)
@@ -116,6 +131,10 @@ func TestRegenerateSmallTLCRuns(t *testing.T) {
 	reVersion := regexp.MustCompile(`TLC2 Version \S+`)
 	for i := range s.Runs {
 		r := &s.Runs[i]
+		if r.SpecSHA256 == specSum {
+			continue // made on this spec already: resume after it
+		}
+		t.Logf("TLC %d/%d: %s", i+1, len(s.Runs), r.Name)
 		cfgPath := filepath.Join(dir, r.Name+".cfg")
 		text := FormatCfg(&r.Config, r.Invariants)
 		if r.Symmetry {
@@ -142,14 +161,10 @@ func TestRegenerateSmallTLCRuns(t *testing.T) {
 		if v := reVersion.Find(out); v != nil {
 			s.TLCVersion = string(v)
 		}
+		r.SpecSHA256 = specSum
+		save() // after every run, so a stopped regeneration resumes here
 	}
-	b, err := json.MarshalIndent(s, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(smallPath, append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	save()
 }
 
 // FormatCfg writes a TLC .cfg for cfg checking the given invariants.
