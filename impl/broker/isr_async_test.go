@@ -142,3 +142,34 @@ func TestNoViewResetMutant(t *testing.T) {
 		}
 	}
 }
+
+// 3.7+ (KAFKA-15583, Partition.isUnderMinIsr): the HW does not move while
+// the committed ISR is below min.insync.replicas, even when a pending
+// expansion makes the maximal ISR large enough.
+func TestMinIsrGateCountsCommittedIsr(t *testing.T) {
+	h := newHarness(t, func(c *Config) {
+		c.Policy = storage.DivergingEpoch
+		c.MinIsrGatesHW = true
+		c.MinInsyncReplicas = 2
+	})
+	h.leaderAndIsr(me, 0, 1)
+	h.produce(protocol.AcksLeader, 1)
+	if hw := h.state().HW; hw != 0 {
+		t.Fatalf("HW %d with the ISR below min.insync.replicas", hw)
+	}
+	h.fetch(2, 1, 0)
+	if _, err := h.b.ExpandIsr(tp, 2); err != nil {
+		t.Fatal(err)
+	}
+	h.idle()
+	req := h.take(ctrlNode)[0].(protocol.AlterPartitionRequest)
+	h.fetch(2, 1, 0)
+	if hw := h.state().HW; hw != 0 {
+		t.Fatalf("HW %d with only the maximal ISR at min.insync.replicas", hw)
+	}
+	h.deliver(ctrlNode, Node(me), protocol.AlterPartitionResponse{Header: protocol.Header{CorrelationID: req.CorrelationID},
+		Partition: tp, Leader: me, LeaderEpoch: 0, Isr: []int32{1, 2}, PartitionEpoch: 1})
+	if hw := h.state().HW; hw != 1 {
+		t.Fatalf("HW %d after the expansion committed, want 1", hw)
+	}
+}
