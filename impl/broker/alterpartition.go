@@ -58,8 +58,8 @@ func (b *Broker) retryAlterPartitions(now time.Time) {
 // recordAlterResult keeps, in stepped mode, the controller's answer to each
 // AlterPartition so the driver can tell a refused ShrinkIsr / ExpandIsr.
 func (b *Broker) recordAlterResult(r protocol.AlterPartitionResponse) {
-	if !b.cfg.Stepped {
-		return
+	if !b.cfg.Stepped || b.rel.AsyncIsr {
+		return // asynchronous answers are a step of their own: nobody waits here
 	}
 	b.alterMu.Lock()
 	defer b.alterMu.Unlock()
