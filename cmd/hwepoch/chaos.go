@@ -88,7 +88,8 @@ flags:`)
 	base := cluster.DefaultChaos("", 0)
 	base.Brokers, base.Policy, base.Acks, base.MinInsyncReplicas = *brokers, p, a, *minIsr
 	base.UncleanLeaderElectionEnable, base.UnflushedLoss, base.Fencing = *unclean, *unflushed, *fencing
-	base.MinIsrGatesHW = release.Must(p).MinIsrGatesHW // the release's own (3.7+: KAFKA-15583)
+	rel, _ := release.Of(p)                // ParsePolicy checked it
+	base.MinIsrGatesHW = rel.MinIsrGatesHW // the release's own (3.7+: KAFKA-15583)
 	base.Duration, base.Interval = *duration, *interval
 	base.Faults.DropRate, base.Faults.DelayRate, base.Faults.MaxDelay = *drop, *delay, *maxDelay
 	base.Settings = append(base.Settings, settings...)
