@@ -13,12 +13,7 @@ import (
 // shrink is not in effect: the follower being removed still counts.
 func TestHWOverMaximalIsr(t *testing.T) {
 	for _, mutant := range []bool{false, true} {
-		h := newHarness(t, func(c *Config) {
-			c.Policy = storage.DivergingEpoch
-			if mutant {
-				c.Mutants = []Mutant{MutantHWOverCommittedIsr}
-			}
-		})
+		h := newMutantHarness(t, storage.DivergingEpoch, MutantHWOverCommittedIsr, mutant)
 		h.leaderAndIsr(me, 0, 1)
 		h.produce(protocol.AcksLeader, 1) // ISR {1}: HW 1
 		h.fetch(2, 1, 0)                  // follower 2 caught up
@@ -107,11 +102,7 @@ func TestAlterPartitionAnswers(t *testing.T) {
 // them, so its HW waits for fetches it already had.
 func TestReelectionViewResetMutant(t *testing.T) {
 	for _, mutant := range []bool{false, true} {
-		h := newHarness(t, func(c *Config) {
-			if mutant {
-				c.Mutants = []Mutant{MutantReelectionViewReset}
-			}
-		})
+		h := newMutantHarness(t, storage.LeaderEpoch, MutantReelectionViewReset, mutant)
 		h.leaderAndIsr(me, 0, 1, 2)
 		h.produce(protocol.AcksLeader, 1)
 		h.fetch(2, 1, 0)
@@ -127,11 +118,7 @@ func TestReelectionViewResetMutant(t *testing.T) {
 // last leadership; the no-view-reset mutant keeps them.
 func TestNoViewResetMutant(t *testing.T) {
 	for _, mutant := range []bool{false, true} {
-		h := newHarness(t, func(c *Config) {
-			if mutant {
-				c.Mutants = []Mutant{MutantNoViewReset}
-			}
-		})
+		h := newMutantHarness(t, storage.LeaderEpoch, MutantNoViewReset, mutant)
 		h.leaderAndIsr(me, 0, 1, 2)
 		h.produce(protocol.AcksLeader, 1)
 		h.fetch(2, 1, 0)
