@@ -47,6 +47,7 @@ func (b *Broker) retryAlterPartitions(now time.Time) {
 		p.mu.Lock()
 		if pd := p.pendingIsr; pd != nil && !pd.answered && now.After(pd.deadline) {
 			pd.req.CorrelationID = b.nextCorrelationID()
+			p.alterInFlight, p.alterDeadline = pd.req.CorrelationID, now.Add(b.cfg.RequestTimeout)
 			pd.req.Lamport = b.clock.Tick()
 			pd.deadline = now.Add(b.cfg.RequestTimeout)
 			b.send(b.cfg.ControllerNode, pd.req)

@@ -160,3 +160,32 @@ func TestMinIsrGateCountsCommittedIsr(t *testing.T) {
 		t.Fatalf("HW %d after the expansion committed, want 1", hw)
 	}
 }
+
+// One AlterPartition per partition at a time (AlterPartitionManager): a
+// LeaderAndIsr that drops the proposal does not let a second one out while
+// the first awaits its answer; the answer, stale now, changes nothing but
+// frees the way.
+func TestOneAlterPartitionInFlight(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Policy = storage.DivergingEpoch })
+	h.leaderAndIsr(me, 0, 1, 2, 3)
+	if _, err := h.b.ShrinkIsr(tp, 3); err != nil {
+		t.Fatal(err)
+	}
+	h.idle()
+	req := h.take(ctrlNode)[0].(protocol.AlterPartitionRequest)
+	h.leaderAndIsr(me, 1, 1, 2, 3) // re-elected: the proposal is dropped
+	if st := h.state(); st.PendingIsr != nil {
+		t.Fatalf("proposal survived the LeaderAndIsr: %v", st.PendingIsr)
+	}
+	if _, err := h.b.ShrinkIsr(tp, 2); err == nil {
+		t.Fatal("a second AlterPartition went out while the first awaits its answer")
+	}
+	h.deliver(ctrlNode, Node(me), protocol.AlterPartitionResponse{Header: protocol.Header{CorrelationID: req.CorrelationID},
+		Partition: tp, Error: protocol.FencedLeaderEpoch, LeaderEpoch: 0, PartitionEpoch: 0})
+	if st := h.state(); len(st.Isr) != 3 || st.PendingIsr != nil {
+		t.Fatalf("the stale answer changed the leader: %+v", st)
+	}
+	if _, err := h.b.ShrinkIsr(tp, 2); err != nil {
+		t.Fatalf("after the answer: %v", err)
+	}
+}
