@@ -42,7 +42,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	drop := fs.Float64("drop", 0.01, "network drop rate")
 	delay := fs.Float64("delay", 0.3, "network delay rate")
 	maxDelay := fs.Duration("max-delay", 2*time.Millisecond, "largest network delay (keep well below request.timeout.ms)")
-	expect := fs.String("expect", "auto", "holds | violated | auto (holds for LeaderEpoch with fencing, clean elections and no unflushed loss)")
+	expect := fs.String("expect", "auto", "holds | violated | auto (holds for LeaderEpoch and DivergingEpoch with fencing, clean elections and no unflushed loss)")
 	out := fs.String("out", "chaos-failures", "directory for the replayable event lists of failing seeds")
 	replay := fs.String("replay", "", "instead of running chaos, replay an event list written by a failing seed, in stepped mode")
 	verbose := fs.Bool("v", false, "print every seed's chaos actions")
@@ -88,7 +88,8 @@ flags:`)
 	base := cluster.DefaultChaos("", 0)
 	base.Brokers, base.Policy, base.Acks, base.MinInsyncReplicas = *brokers, p, a, *minIsr
 	base.UncleanLeaderElectionEnable, base.UnflushedLoss, base.Fencing = *unclean, *unflushed, *fencing
-	base.MinIsrGatesHW = release.Must(p).MinIsrGatesHW // the release's own (3.7+: KAFKA-15583)
+	rel, _ := release.Of(p)                // ParsePolicy checked it
+	base.MinIsrGatesHW = rel.MinIsrGatesHW // the release's own (3.7+: KAFKA-15583)
 	base.Duration, base.Interval = *duration, *interval
 	base.Faults.DropRate, base.Faults.DelayRate, base.Faults.MaxDelay = *drop, *delay, *maxDelay
 	base.Settings = append(base.Settings, settings...)

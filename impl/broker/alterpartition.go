@@ -47,6 +47,7 @@ func (b *Broker) retryAlterPartitions(now time.Time) {
 		p.mu.Lock()
 		if pd := p.pendingIsr; pd != nil && !pd.answered && now.After(pd.deadline) {
 			pd.req.CorrelationID = b.nextCorrelationID()
+			p.alterInFlight, p.alterDeadline = pd.req.CorrelationID, now.Add(b.cfg.RequestTimeout)
 			pd.req.Lamport = b.clock.Tick()
 			pd.deadline = now.Add(b.cfg.RequestTimeout)
 			b.send(b.cfg.ControllerNode, pd.req)
@@ -58,8 +59,8 @@ func (b *Broker) retryAlterPartitions(now time.Time) {
 // recordAlterResult keeps, in stepped mode, the controller's answer to each
 // AlterPartition so the driver can tell a refused ShrinkIsr / ExpandIsr.
 func (b *Broker) recordAlterResult(r protocol.AlterPartitionResponse) {
-	if !b.cfg.Stepped {
-		return
+	if !b.cfg.Stepped || b.rel.AsyncIsr {
+		return // asynchronous answers are a step of their own: nobody waits here
 	}
 	b.alterMu.Lock()
 	defer b.alterMu.Unlock()

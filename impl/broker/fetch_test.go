@@ -82,12 +82,7 @@ func countEvents(evs []Event, action string) int {
 // the mutant updates it.
 func TestDivergingFetchLeader(t *testing.T) {
 	for _, mutant := range []bool{false, true} {
-		h := newHarness(t, func(c *Config) {
-			c.Policy = storage.DivergingEpoch
-			if mutant {
-				c.Mutants = []Mutant{MutantUpdateDivergingFetchState}
-			}
-		})
+		h := newMutantHarness(t, storage.DivergingEpoch, MutantUpdateDivergingFetchState, mutant)
 		h.leaderAndIsr(me, 0, 1, 2)
 		h.produce(protocol.AcksLeader, 1)
 		h.produce(protocol.AcksLeader, 2)
@@ -126,12 +121,7 @@ func TestDivergingFetchLeader(t *testing.T) {
 // the answer.
 func TestDivergingFetchFollower(t *testing.T) {
 	for _, mutant := range []bool{false, true} {
-		h := newHarness(t, func(c *Config) {
-			c.Policy = storage.DivergingEpoch
-			if mutant {
-				c.Mutants = []Mutant{MutantIgnoreDivergingEpoch}
-			}
-		})
+		h := newMutantHarness(t, storage.DivergingEpoch, MutantIgnoreDivergingEpoch, mutant)
 		// Records of epoch 0 then 1 as leader, HW 1 (follower 2 at 1).
 		h.leaderAndIsr(me, 0, 1, 2)
 		h.produce(protocol.AcksLeader, 1)

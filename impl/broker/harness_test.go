@@ -7,6 +7,7 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
 // A harness runs broker 1 alone on a stepped network; the test plays the
@@ -62,6 +63,18 @@ func newHarness(t *testing.T, mod func(*Config)) *harness {
 		net.Close()
 	})
 	return h
+}
+
+// newMutantHarness is a harness of the given policy with mutant m enabled
+// when on (the same test then shows the bug changes what it checks).
+func newMutantHarness(t *testing.T, policy storage.Policy, m Mutant, on bool) *harness {
+	t.Helper()
+	return newHarness(t, func(c *Config) {
+		c.Policy = policy
+		if on {
+			c.Mutants = []Mutant{m}
+		}
+	})
 }
 
 // deliver sends payload from node `from` to the broker and waits until it

@@ -13,12 +13,7 @@ import (
 // shrink is not in effect: the follower being removed still counts.
 func TestHWOverMaximalIsr(t *testing.T) {
 	for _, mutant := range []bool{false, true} {
-		h := newHarness(t, func(c *Config) {
-			c.Policy = storage.DivergingEpoch
-			if mutant {
-				c.Mutants = []Mutant{MutantHWOverCommittedIsr}
-			}
-		})
+		h := newMutantHarness(t, storage.DivergingEpoch, MutantHWOverCommittedIsr, mutant)
 		h.leaderAndIsr(me, 0, 1)
 		h.produce(protocol.AcksLeader, 1) // ISR {1}: HW 1
 		h.fetch(2, 1, 0)                  // follower 2 caught up
@@ -107,11 +102,7 @@ func TestAlterPartitionAnswers(t *testing.T) {
 // them, so its HW waits for fetches it already had.
 func TestReelectionViewResetMutant(t *testing.T) {
 	for _, mutant := range []bool{false, true} {
-		h := newHarness(t, func(c *Config) {
-			if mutant {
-				c.Mutants = []Mutant{MutantReelectionViewReset}
-			}
-		})
+		h := newMutantHarness(t, storage.LeaderEpoch, MutantReelectionViewReset, mutant)
 		h.leaderAndIsr(me, 0, 1, 2)
 		h.produce(protocol.AcksLeader, 1)
 		h.fetch(2, 1, 0)
@@ -127,11 +118,7 @@ func TestReelectionViewResetMutant(t *testing.T) {
 // last leadership; the no-view-reset mutant keeps them.
 func TestNoViewResetMutant(t *testing.T) {
 	for _, mutant := range []bool{false, true} {
-		h := newHarness(t, func(c *Config) {
-			if mutant {
-				c.Mutants = []Mutant{MutantNoViewReset}
-			}
-		})
+		h := newMutantHarness(t, storage.LeaderEpoch, MutantNoViewReset, mutant)
 		h.leaderAndIsr(me, 0, 1, 2)
 		h.produce(protocol.AcksLeader, 1)
 		h.fetch(2, 1, 0)
@@ -140,5 +127,65 @@ func TestNoViewResetMutant(t *testing.T) {
 		if v := h.state().FollowerLEO[2]; (v == 1) != mutant {
 			t.Errorf("mutant=%t: view of follower 2 for the new leader is %d", mutant, v)
 		}
+	}
+}
+
+// 3.7+ (KAFKA-15583, Partition.isUnderMinIsr): the HW does not move while
+// the committed ISR is below min.insync.replicas, even when a pending
+// expansion makes the maximal ISR large enough.
+func TestMinIsrGateCountsCommittedIsr(t *testing.T) {
+	h := newHarness(t, func(c *Config) {
+		c.Policy = storage.DivergingEpoch
+		c.MinIsrGatesHW = true
+		c.MinInsyncReplicas = 2
+	})
+	h.leaderAndIsr(me, 0, 1)
+	h.produce(protocol.AcksLeader, 1)
+	if hw := h.state().HW; hw != 0 {
+		t.Fatalf("HW %d with the ISR below min.insync.replicas", hw)
+	}
+	h.fetch(2, 1, 0)
+	if _, err := h.b.ExpandIsr(tp, 2); err != nil {
+		t.Fatal(err)
+	}
+	h.idle()
+	req := h.take(ctrlNode)[0].(protocol.AlterPartitionRequest)
+	h.fetch(2, 1, 0)
+	if hw := h.state().HW; hw != 0 {
+		t.Fatalf("HW %d with only the maximal ISR at min.insync.replicas", hw)
+	}
+	h.deliver(ctrlNode, Node(me), protocol.AlterPartitionResponse{Header: protocol.Header{CorrelationID: req.CorrelationID},
+		Partition: tp, Leader: me, LeaderEpoch: 0, Isr: []int32{1, 2}, PartitionEpoch: 1})
+	if hw := h.state().HW; hw != 1 {
+		t.Fatalf("HW %d after the expansion committed, want 1", hw)
+	}
+}
+
+// One AlterPartition per partition at a time (AlterPartitionManager): a
+// LeaderAndIsr that drops the proposal does not let a second one out while
+// the first awaits its answer; the answer, stale now, changes nothing but
+// frees the way.
+func TestOneAlterPartitionInFlight(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Policy = storage.DivergingEpoch })
+	h.leaderAndIsr(me, 0, 1, 2, 3)
+	if _, err := h.b.ShrinkIsr(tp, 3); err != nil {
+		t.Fatal(err)
+	}
+	h.idle()
+	req := h.take(ctrlNode)[0].(protocol.AlterPartitionRequest)
+	h.leaderAndIsr(me, 1, 1, 2, 3) // re-elected: the proposal is dropped
+	if st := h.state(); st.PendingIsr != nil {
+		t.Fatalf("proposal survived the LeaderAndIsr: %v", st.PendingIsr)
+	}
+	if _, err := h.b.ShrinkIsr(tp, 2); err == nil {
+		t.Fatal("a second AlterPartition went out while the first awaits its answer")
+	}
+	h.deliver(ctrlNode, Node(me), protocol.AlterPartitionResponse{Header: protocol.Header{CorrelationID: req.CorrelationID},
+		Partition: tp, Error: protocol.FencedLeaderEpoch, LeaderEpoch: 0, PartitionEpoch: 0})
+	if st := h.state(); len(st.Isr) != 3 || st.PendingIsr != nil {
+		t.Fatalf("the stale answer changed the leader: %+v", st)
+	}
+	if _, err := h.b.ShrinkIsr(tp, 2); err != nil {
+		t.Fatalf("after the answer: %v", err)
 	}
 }

@@ -36,8 +36,13 @@ type Partition struct {
 	hwCheckpoint int64 // as in the replication-offset-checkpoint file
 
 	// Leader state.
-	isr                    []int32 // committed ISR, sorted
-	pendingIsr             *pendingIsrChange
+	isr        []int32 // committed ISR, sorted
+	pendingIsr *pendingIsrChange
+	// alterInFlight is the correlation id of the AlterPartition awaiting
+	// its answer (0: none), which outlives a proposal a LeaderAndIsr
+	// dropped; alterDeadline is when free mode stops waiting for it.
+	alterInFlight          uint64
+	alterDeadline          time.Time
 	remotes                map[int32]*remoteReplica
 	leaderEpochStartOffset int64
 	purgatory              []*delayedProduce

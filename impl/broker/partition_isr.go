@@ -66,7 +66,13 @@ func (p *Partition) prepareIsrChange(kind isrChangeKind, f int32, corr uint64, n
 	case p.role != Leader:
 		return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s is %s, not leader", me, p.tp, p.role)
 	case p.pendingIsr != nil:
-		return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s has an AlterPartition in flight", me, p.tp)
+		return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s has an ISR change pending", me, p.tp)
+	case p.alterInFlight != 0 && (p.b.cfg.Stepped || now.Before(p.alterDeadline)):
+		// A LeaderAndIsr dropped the proposal, but its request is still out
+		// (AlterPartitionManager sends one per partition at a time; the
+		// spec's alterPartition[l] is not None). Free mode gives up on it
+		// after request.timeout.ms, as a lost request.
+		return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s has AlterPartition %d in flight", me, p.tp, p.alterInFlight)
 	case f == me:
 		return protocol.AlterPartitionRequest{}, fmt.Errorf("broker %d: %s: the leader cannot change its own ISR membership", me, p.tp)
 	}
@@ -97,6 +103,7 @@ func (p *Partition) prepareIsrChange(kind isrChangeKind, f int32, corr uint64, n
 		NewIsr:         isr,
 	}
 	p.pendingIsr = &pendingIsrChange{kind: kind, replica: f, req: req, deadline: now.Add(p.b.cfg.RequestTimeout)}
+	p.alterInFlight, p.alterDeadline = corr, now.Add(p.b.cfg.RequestTimeout)
 	return req, nil
 }
 
@@ -111,6 +118,9 @@ func (p *Partition) prepareIsrChange(kind isrChangeKind, f int32, corr uint64, n
 // that must follow. It returns the kind of change committed (0 if none),
 // its replica and the error code. The caller holds p.mu.
 func (p *Partition) applyAlterPartitionResponse(r protocol.AlterPartitionResponse) (isrChangeKind, int32, protocol.Error) {
+	if r.CorrelationID == p.alterInFlight {
+		p.alterInFlight = 0
+	}
 	pd := p.pendingIsr
 	if pd == nil || pd.req.CorrelationID != r.CorrelationID {
 		return 0, 0, r.Error // stale: a retry or a change we gave up on

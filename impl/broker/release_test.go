@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/hwepoch/hwepoch/impl/protocol"
@@ -121,26 +122,14 @@ func TestLeaderEntryPerRelease(t *testing.T) {
 	} {
 		h := newHarness(t, func(cfg *Config) { cfg.Policy = c.p })
 		h.leaderAndIsr(me, 0, 1, 2)
-		if got := h.state().EpochCache; !equalEntries(got, c.atElect) {
+		if got := h.state().EpochCache; !slices.Equal(got, c.atElect) {
 			t.Errorf("%s: cache %v after becoming leader, want %v", c.p, got, c.atElect)
 		}
 		h.produce(protocol.AcksLeader, 1)
-		if got := h.state().EpochCache; !equalEntries(got, c.atProduce) {
+		if got := h.state().EpochCache; !slices.Equal(got, c.atProduce) {
 			t.Errorf("%s: cache %v after the first append, want %v", c.p, got, c.atProduce)
 		}
 	}
-}
-
-func equalEntries(a, b []EpochEntry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A LeaderAndIsr of the leader's own epoch with a newer partition epoch

@@ -50,8 +50,8 @@ type PartitionState struct {
 	// (protocol.NoLeader if none).
 	LeaderEpoch int32
 	Leader      int32
-	// PartitionEpoch is the controller's version of the ISR this replica
-	// last learnt (not in the spec).
+	// PartitionEpoch is partitionEpoch[r]: a leader's partition epoch, from
+	// its LeaderAndIsr or a committed AlterPartition; -1 unless leader.
 	PartitionEpoch int32
 	// ProduceEpoch is produceEpoch[r]: the first epoch of the leader's
 	// uninterrupted leadership, -1 unless leader.
@@ -67,7 +67,10 @@ type PartitionState struct {
 	// FetchInFlight is the correlation id of the fetcher request that holds
 	// this replica's one request slot (0: none).
 	FetchInFlight uint64
-	// PendingIsr is the ISR of an AlterPartition in flight, nil if none.
+	// PendingIsr is the ISR of an AlterPartition in flight, nil if none
+	// (pendingIsr[r] under asynchronous AlterPartition; a proposal refused
+	// FENCED_LEADER_EPOCH or INVALID_UPDATE_VERSION stays until the next
+	// LeaderAndIsr).
 	PendingIsr []int32
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/storage"
@@ -32,6 +33,8 @@ type ChaosConfig struct {
 	Fencing                     bool
 	// MinIsrGatesHW as in Config (the release's value unless ablated).
 	MinIsrGatesHW bool
+	// Mutants are seeded bugs (Config.Mutants), for the mutation check only.
+	Mutants []broker.Mutant
 	// Duration of the chaos phase; Interval the mean time between two
 	// chaos actions.
 	Duration time.Duration
@@ -189,6 +192,7 @@ func RunChaos(cc ChaosConfig) (res ChaosResult) {
 	cfg.Policy = cc.Policy
 	cfg.Fencing = cc.Fencing
 	cfg.MinIsrGatesHW = cc.MinIsrGatesHW
+	cfg.Mutants = cc.Mutants
 	cfg.Acks = cc.Acks
 	cfg.MinInsyncReplicas = cc.MinInsyncReplicas
 	cfg.UncleanLeaderElectionEnable = cc.UncleanLeaderElectionEnable

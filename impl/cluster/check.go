@@ -40,8 +40,14 @@ func head(xs []OffsetID, n int) []OffsetID {
 
 // Check judges a snapshot: the controller's leader's log against the
 // acknowledged and visible records and against every live replica's log.
+// While the partition has no leader (its leader died and no election has
+// succeeded yet) there is nothing to judge, as in the spec's NoAckedLoss
+// and NoVisibleLoss.
 func Check(s Snapshot) Verdict {
 	v := Verdict{Leader: s.Controller.Leader, Divergent: map[int32]int64{}}
+	if s.Controller.Leader < 0 {
+		return v
+	}
 	var leader PartitionSnapshot
 	found := false
 	for _, b := range s.Brokers {

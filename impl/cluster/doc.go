@@ -6,16 +6,23 @@
 // Two modes:
 //
 //   - Stepped: nothing happens on its own. Each method of the stepped API
-//     (Elect, HandleLeaderAndIsr, Produce, SendFetch, HandleFetch, ...,
-//     Crash, Restart, LoseMessage) performs one action of
-//     spec/Replication.tla on the partition in focus and returns once the
-//     cluster is quiescent, or returns an error, changing nothing, when the
-//     action is not enabled. Messages that the spec does not model (produce
-//     requests and responses, AlterPartition, LeaderAndIsr responses) are
-//     delivered as part of the step that sent them.
+//     (Elect, HandleLeaderAndIsr, Produce, SendFetch, HandleFetch,
+//     UpdateFollowerFetchState, ..., HandleAlterPartition,
+//     HandleAlterPartitionResponse, Crash, Restart, LoseMessage) performs
+//     one action of spec/Replication.tla on the partition in focus and
+//     returns once the cluster is quiescent, or returns an error, changing
+//     nothing, when the action is not enabled. Messages that the spec does
+//     not model (produce requests and responses, LeaderAndIsr responses,
+//     and AlterPartition under the ZooKeeper releases, whose ISR change is
+//     one step) are delivered as part of the step that sent them.
 //   - Free: goroutines run, timers fire, the network delays and drops
 //     messages by its seeded faults, and a driver (RunChaos) crashes,
 //     restarts, partitions and elects at random.
+//
+// What the cluster does varies by Kafka release only through
+// release.Of(Config.Policy) (Release): the brokers' fetch and ISR rules,
+// the controller's KIP-841 and KRaft fencing, which AlterPartition messages
+// are steps, and whether a crashed broker's fetch survives it.
 //
 // Snapshot returns the whole cluster as plain values named after the
 // spec's variables, for the refinement checker's abstraction function;

@@ -14,9 +14,11 @@ import (
 // A leader that dies is unset at once (Kafka's NoLeader), so a broker
 // restarting while it is down is not told to follow it (the spec's Restart
 // queues nothing then): the first LeaderAndIsr it applies is the one of
-// the election its return makes possible.
+// the election its return makes possible. (Under 3.9 the follower that
+// died first was fenced out of the ISR, so its return makes no election
+// possible: TestKRaftFencedFollowerIsNotElected.)
 func TestRestartWithoutLeaderWaitsForElection(t *testing.T) {
-	for _, pol := range []storage.Policy{storage.HighWatermark, storage.LeaderEpoch} {
+	for _, pol := range []storage.Policy{storage.HighWatermark, storage.Kip101, storage.LeaderEpoch} {
 		t.Run(pol.String(), func(t *testing.T) {
 			cfg := DefaultConfig(t.TempDir())
 			cfg.Mode = Free
@@ -84,5 +86,30 @@ func TestRestartWithoutLeaderWaitsForElection(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// Under 3.9 (KRaft) a follower that dies leaves the ISR at once
+// (handleBrokerFenced); when the leader then dies too, the partition has
+// no leader and, without unclean election, the follower's return does not
+// make it electable: the partition waits for the last ISR member.
+func TestKRaftFencedFollowerIsNotElected(t *testing.T) {
+	c := newStepped(t, 2, storage.DivergingEpoch, nil)
+	apply(t, c, []Step{S("Elect", A), S("HandleLeaderAndIsr", A), S("HandleLeaderAndIsr", B), S("Crash", B, 0)})
+	s := c.Snapshot()
+	if !slices.Equal(s.Controller.Isr, []int32{A}) || s.Controller.PartitionEpoch != 1 || s.Controller.Epoch != 0 {
+		t.Fatalf("after the follower died: controller %+v, want ISR [A], partition epoch 1, leader epoch 0", s.Controller)
+	}
+	apply(t, c, []Step{S("HandleLeaderAndIsr", A), S("Crash", A, 0), S("Restart", B)})
+	s = c.Snapshot()
+	if s.Controller.Leader != -1 || len(s.Network.ControllerQueue[B]) != 0 {
+		t.Fatalf("after the leader died and the follower returned: %+v, queue %v", s.Controller, s.Network.ControllerQueue[B])
+	}
+	if err := c.Elect(B); err == nil {
+		t.Fatal("the fenced follower was elected (unclean election is off)")
+	}
+	apply(t, c, []Step{S("Restart", A), S("Elect", A), S("HandleLeaderAndIsr", A), S("HandleLeaderAndIsr", B)})
+	if s := c.Snapshot(); brokerOf(s, A).Role != "Leader" || brokerOf(s, B).Role != "Follower" {
+		t.Fatalf("after the last ISR member returned:\n%s", dump(s))
 	}
 }

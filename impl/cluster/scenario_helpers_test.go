@@ -146,6 +146,16 @@ func fetchRound(f, l int64) []Step {
 	return []Step{S("SendFetch", f), S("HandleFetch", l, f), S("UpdateFollowerFetchState", l, f), S("HandleFetchResponse", f)}
 }
 
+// divergingRound is, under DivergingEpoch, one Fetch of f that leader l
+// answers with divergingEpoch at once (no update to wait for), and on
+// which f truncates; nothing under the other policies.
+func divergingRound(policy storage.Policy, f, l int64) []Step {
+	if policy != storage.DivergingEpoch {
+		return nil
+	}
+	return []Step{S("SendFetch", f), S("HandleFetch", l, f), S("HandleFetchResponse", f)}
+}
+
 func cat(parts ...[]Step) []Step {
 	var out []Step
 	for _, p := range parts {

@@ -182,3 +182,59 @@ func TestStalePartitionEpoch(t *testing.T) {
 		}
 	}
 }
+
+// The issue-10 scenarios, on the implementation: under 0.10.2 a
+// same-leader epoch bump neither truncates the follower nor restarts its
+// fetcher; a re-elected leader keeps its views of its followers and so its
+// HW; and the follower learns the leader's HW a round late (the split
+// fetch).
+func TestPerReleaseScenarios(t *testing.T) {
+	t.Run("HighWatermark same-leader bump", func(t *testing.T) {
+		c := newStepped(t, 2, storage.HighWatermark, nil)
+		apply(t, c, cat(
+			[]Step{S("Elect", A), S("HandleLeaderAndIsr", A), S("HandleLeaderAndIsr", B)},
+			[]Step{S("Produce", A), S("Produce", A)},
+			fetchRound(B, A), // B holds both records, HW 0
+			[]Step{S("Elect", A), S("HandleLeaderAndIsr", A), S("HandleLeaderAndIsr", B)},
+		))
+		b := brokerOf(c.Snapshot(), B).Partition
+		if b.LEO != 2 || b.HW != 0 || b.LeaderEpoch != 1 || b.FetchState != "Fetching" {
+			t.Fatalf("B after the same-leader bump: LEO %d HW %d epoch %d %s; want 2, 0, 1, Fetching (no truncation)",
+				b.LEO, b.HW, b.LeaderEpoch, b.FetchState)
+		}
+	})
+	t.Run("LeaderEpoch re-election keeps views", func(t *testing.T) {
+		c := newStepped(t, 2, storage.LeaderEpoch, nil)
+		apply(t, c, cat(
+			[]Step{S("Elect", A), S("HandleLeaderAndIsr", A)},
+			becomeFollower(storage.LeaderEpoch, B, A, 1),
+			[]Step{S("Produce", A)},
+			fetchRound(B, A), fetchRound(B, A), // A's view of B: 1, HW 1
+			[]Step{S("Elect", A), S("HandleLeaderAndIsr", A)},
+		))
+		a := brokerOf(c.Snapshot(), A).Partition
+		if a.FollowerLEO[B] != 1 || a.HW != 1 || a.LeaderEpoch != 1 {
+			t.Fatalf("A re-elected: view of B %d, HW %d, epoch %d; want 1, 1, 1", a.FollowerLEO[B], a.HW, a.LeaderEpoch)
+		}
+		apply(t, c, []Step{S("Produce", A)})
+		if a := brokerOf(c.Snapshot(), A).Partition; a.HW != 1 {
+			t.Fatalf("HW %d, want 1 until B fetches the new record", a.HW)
+		}
+	})
+	t.Run("DivergingEpoch follower HW lags a round", func(t *testing.T) {
+		c := newStepped(t, 2, storage.DivergingEpoch, nil)
+		apply(t, c, cat(
+			[]Step{S("Elect", A), S("HandleLeaderAndIsr", A), S("HandleLeaderAndIsr", B), S("Produce", A)},
+			fetchRound(B, A), // B gets the record; A's view of B is 0
+			fetchRound(B, A), // A's HW becomes 1 at the update; the response carries 0
+		))
+		s := c.Snapshot()
+		if a, b := brokerOf(s, A).Partition, brokerOf(s, B).Partition; a.HW != 1 || b.HW != 0 {
+			t.Fatalf("after two rounds: leader HW %d, follower HW %d; want 1, 0", a.HW, b.HW)
+		}
+		apply(t, c, fetchRound(B, A))
+		if b := brokerOf(c.Snapshot(), B).Partition; b.HW != 1 {
+			t.Fatalf("after the third round: follower HW %d, want 1", b.HW)
+		}
+	})
+}

@@ -20,7 +20,7 @@ func seedsConfig(c *Config) {
 // B fetches it; B is elected; A comes back as a follower and truncates m3
 // away. Lost under both policies: acks=1 never promised it.
 func TestSeedsDataLossWithAcks1(t *testing.T) {
-	for _, policy := range []storage.Policy{storage.HighWatermark, storage.LeaderEpoch} {
+	for _, policy := range []storage.Policy{storage.HighWatermark, storage.LeaderEpoch, storage.DivergingEpoch} {
 		t.Run(string(policy), func(t *testing.T) {
 			c := newStepped(t, 2, policy, seedsConfig)
 			apply(t, c, cat(
@@ -32,6 +32,7 @@ func TestSeedsDataLossWithAcks1(t *testing.T) {
 				[]Step{S("CheckpointHW", A), S("Produce", A), // m3 at offset 2, acknowledged
 					S("Crash", A, 3), S("Elect", B), S("HandleLeaderAndIsr", B), S("Restart", A)},
 				becomeFollower(policy, A, B, 1),
+				divergingRound(policy, A, B), // 3.9: B answers divergingEpoch (0, 2)
 				fetchRound(A, B),
 			))
 			s := c.Snapshot()

@@ -71,8 +71,9 @@ type PartitionSnapshot struct {
 	// FollowerLEO is followerLeo[r]: one entry per replica, -1 unknown.
 	FollowerLEO map[int32]int64
 	FetchState  string // "None", "Truncating" or "Fetching"
-	// Not in the spec: the partition epoch, the correlation id holding the
-	// fetcher slot, and the ISR of an AlterPartition in flight.
+	// partitionEpoch (-1 unless leader) and pendingIsr (asynchronous
+	// AlterPartition), and, not in the spec, the correlation id holding the
+	// fetcher slot.
 	PartitionEpoch int32
 	FetchInFlight  uint64
 	PendingIsr     []int32

@@ -44,13 +44,26 @@ func (c *Cluster) HandleLeaderAndIsr(r int32) error {
 		if _, err := c.broker(r); err != nil {
 			return err
 		}
-		for _, m := range c.net.InFlightOn(ControllerNode, broker.Node(r)) {
-			if _, ok := m.Payload.(protocol.LeaderAndIsrRequest); ok {
-				return c.net.Deliver(m.ID)
-			}
-		}
-		return fmt.Errorf("cluster: no LeaderAndIsr pending for broker %d", r)
+		return c.deliverFirst(ControllerNode, broker.Node(r), isMessage[protocol.LeaderAndIsrRequest],
+			fmt.Sprintf("no LeaderAndIsr pending for broker %d", r))
 	})
+}
+
+// deliverFirst delivers the first message in flight from -> to that is
+// one of the wanted kind, or says none is (missing).
+func (c *Cluster) deliverFirst(from, to netsim.NodeID, wanted func(any) bool, missing string) error {
+	for _, m := range c.net.InFlightOn(from, to) {
+		if wanted(m.Payload) {
+			return c.net.Deliver(m.ID)
+		}
+	}
+	return fmt.Errorf("cluster: %s", missing)
+}
+
+// isMessage reports whether a payload is a T.
+func isMessage[T any](payload any) bool {
+	_, ok := payload.(T)
+	return ok
 }
 
 // Produce sends the next record to broker l with the configured acks. It
@@ -205,12 +218,8 @@ func (c *Cluster) alterIsr(l, f int32, op func(*broker.Broker, protocol.TopicPar
 // which decides it (asynchronous AlterPartition only).
 func (c *Cluster) HandleAlterPartition(l int32) error {
 	return c.step(func() error {
-		for _, m := range c.net.InFlightOn(broker.Node(l), ControllerNode) {
-			if _, ok := m.Payload.(protocol.AlterPartitionRequest); ok {
-				return c.net.Deliver(m.ID)
-			}
-		}
-		return fmt.Errorf("cluster: no AlterPartition from broker %d in flight", l)
+		return c.deliverFirst(broker.Node(l), ControllerNode, isMessage[protocol.AlterPartitionRequest],
+			fmt.Sprintf("no AlterPartition from broker %d in flight", l))
 	})
 }
 
@@ -221,12 +230,8 @@ func (c *Cluster) HandleAlterPartitionResponse(l int32) error {
 		if _, err := c.broker(l); err != nil {
 			return err
 		}
-		for _, m := range c.net.InFlightOn(ControllerNode, broker.Node(l)) {
-			if _, ok := m.Payload.(protocol.AlterPartitionResponse); ok {
-				return c.net.Deliver(m.ID)
-			}
-		}
-		return fmt.Errorf("cluster: no AlterPartition response to broker %d in flight", l)
+		return c.deliverFirst(ControllerNode, broker.Node(l), isMessage[protocol.AlterPartitionResponse],
+			fmt.Sprintf("no AlterPartition response to broker %d in flight", l))
 	})
 }
 

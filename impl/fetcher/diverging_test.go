@@ -130,9 +130,8 @@ func TestTruncateOnFetchKafkaCases(t *testing.T) {
 	}
 }
 
-// The leader's check alone (Kafka 3.9 PartitionTest lastFetchedEpoch cases:
-// testReadRecordEpochValidationForLeader and friends): leader log with
-// epochs 0 at 0, 2 at 2, 4 at 5, LEO 8.
+// The leader's check alone, one case per branch: leader log with epochs 0
+// at 0, 2 at 2, 4 at 5, LEO 8 (Kafka's own cases follow below).
 func TestDivergingEpochLeaderCheck(t *testing.T) {
 	leader := buildLog(t, []int32{0, 0, 2, 2, 2, 4, 4, 4}, nil)
 	for _, tt := range []struct {
@@ -153,6 +152,51 @@ func TestDivergingEpochLeaderCheck(t *testing.T) {
 		got, div := DivergingEpoch(leader.EpochCache(), leader.LEO(), tt.offset, tt.lfe)
 		if div != tt.div || got != tt.want {
 			t.Errorf("fetch at %d with lastFetchedEpoch %d: (%v, %t), want (%v, %t)", tt.offset, tt.lfe, got, div, tt.want, tt.div)
+		}
+	}
+}
+
+// Kafka 3.9.0's PartitionTest.testLastFetchedOffsetValidation (before its
+// log start offset moves): the leader, in epoch 10, holds epochs 0 at 0, 3
+// at 2, 4 at 8, 7 at 13, 9 at 14 and its own 10 at the LEO 17. Kafka throws
+// OFFSET_OUT_OF_RANGE for an epoch above every one it knows; the spec (and
+// this) answer that as a divergence at (-1, -1).
+func TestLastFetchedOffsetValidationKafkaCases(t *testing.T) {
+	var epochs []int32
+	for _, run := range []struct {
+		epoch int32
+		n     int
+	}{{0, 2}, {3, 6}, {4, 5}, {7, 1}, {9, 3}} {
+		for range run.n {
+			epochs = append(epochs, run.epoch)
+		}
+	}
+	ent := []storage.EpochEntry{{Epoch: 0, StartOffset: 0}, {Epoch: 3, StartOffset: 2}, {Epoch: 4, StartOffset: 8},
+		{Epoch: 7, StartOffset: 13}, {Epoch: 9, StartOffset: 14}, {Epoch: 10, StartOffset: 17}}
+	leader := buildLog(t, epochs, ent)
+	if leader.LEO() != 17 {
+		t.Fatalf("LEO %d, want 17", leader.LEO())
+	}
+	for _, tt := range []struct {
+		lfe    int32
+		offset int64
+		div    bool
+		want   EpochEndOffset
+	}{
+		{2, 5, true, EpochEndOffset{0, 2}},
+		{0, 4, true, EpochEndOffset{0, 2}},
+		{6, 6, true, EpochEndOffset{4, 13}},
+		{5, 9, true, EpochEndOffset{4, 13}},
+		{10, 18, true, EpochEndOffset{10, 17}},
+		{0, 2, false, EpochEndOffset{}},
+		{7, 14, false, EpochEndOffset{}},
+		{9, 17, false, EpochEndOffset{}},
+		{10, 17, false, EpochEndOffset{}},
+		{11, 5, true, EpochEndOffset{-1, -1}}, // Kafka: OFFSET_OUT_OF_RANGE
+	} {
+		got, div := DivergingEpoch(leader.EpochCache(), leader.LEO(), tt.offset, tt.lfe)
+		if div != tt.div || got != tt.want {
+			t.Errorf("read(lastFetchedEpoch = %d, fetchOffset = %d) = (%v, %t), want (%v, %t)", tt.lfe, tt.offset, got, div, tt.want, tt.div)
 		}
 	}
 }

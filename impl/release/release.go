@@ -209,23 +209,16 @@ func Of(p Policy) (Release, bool) {
 	return r, ok
 }
 
-// Must returns policy p's release; p must be valid (callers validate their
-// configuration first), and an invalid one is a programming error.
-func Must(p Policy) Release {
-	r, ok := table[p]
-	if !ok {
-		panic(fmt.Sprintf("release: unknown truncation policy %q", string(p)))
-	}
-	return r
-}
-
 // IsAblation reports whether a configuration of policy p with the given
 // fencing and min.insync.replicas settings changes its release's behaviour
 // (the spec's IsAblation; the HW gate cannot act when min.insync.replicas
-// is 1).
-func IsAblation(p Policy, fencing, minIsrGatesHW bool, minInsyncReplicas int) bool {
-	r := Must(p)
-	return fencing != r.Fencing || (minIsrGatesHW != r.MinIsrGatesHW && minInsyncReplicas > 1)
+// is 1), or an error for an unknown policy.
+func IsAblation(p Policy, fencing, minIsrGatesHW bool, minInsyncReplicas int) (bool, error) {
+	r, ok := table[p]
+	if !ok {
+		return false, fmt.Errorf("unknown truncation policy %q", string(p))
+	}
+	return fencing != r.Fencing || (minIsrGatesHW != r.MinIsrGatesHW && minInsyncReplicas > 1), nil
 }
 
 // HasCache reports whether the release keeps a leader epoch cache.

@@ -75,7 +75,8 @@ func checkAgainstSpec(t *testing.T, text string, report func(string, ...any)) {
 			report("spec has no release %s", p)
 			continue
 		}
-		got := row(Must(p))
+		rel, _ := Of(p)
+		got := row(rel)
 		if len(want) != len(got) {
 			report("%s: spec has %d fields, the implementation %d", p, len(want), len(got))
 		}
@@ -101,6 +102,15 @@ func TestTableCheckBites(t *testing.T) {
 	checkAgainstSpec(t, seeded, func(f string, a ...any) { complaints = append(complaints, fmt.Sprintf(f, a...)) })
 	if len(complaints) != 1 || !strings.Contains(complaints[0], "Kip101.cacheAssign") {
 		t.Fatalf("complaints = %q, want one about Kip101.cacheAssign", complaints)
+	}
+}
+
+func TestUnknownPolicy(t *testing.T) {
+	if _, ok := Of("Sometimes"); ok {
+		t.Error("Of accepted an unknown policy")
+	}
+	if _, err := IsAblation("", true, false, 1); err == nil {
+		t.Error("IsAblation accepted the empty policy")
 	}
 }
 
@@ -133,7 +143,7 @@ func TestIsAblation(t *testing.T) {
 		{DivergingEpoch, true, false, 2, true},  // 3.9 without the gate
 		{DivergingEpoch, true, false, 1, false}, // the gate cannot act at 1
 	} {
-		if got := IsAblation(c.p, c.fencing, c.gate, c.minIsr); got != c.want {
+		if got, err := IsAblation(c.p, c.fencing, c.gate, c.minIsr); err != nil || got != c.want {
 			t.Errorf("IsAblation(%s, fencing=%t, gate=%t, min=%d) = %t, want %t", c.p, c.fencing, c.gate, c.minIsr, got, c.want)
 		}
 	}

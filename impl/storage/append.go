@@ -8,10 +8,13 @@ import (
 // AppendAsLeader appends records written by the leader in leader epoch
 // epoch (UnifiedLog.appendAsLeader): offsets from the LEO on and the epoch are
 // assigned here, whatever the records' Offset and LeaderEpoch fields say.
-// Like Kafka it also assigns (epoch, first offset) in the epoch cache, a no-op
-// when the leader already assigned its epoch on election. An epoch below the
-// cache's latest is a stale leader and is refused. It returns the first
-// offset written.
+// Like Kafka it also assigns (epoch, first offset) in the epoch cache by the
+// release's rule, a no-op when the leader already assigned its epoch on
+// election. An epoch below the cache's latest is not refused: Kafka does not
+// (UnifiedLog.appendAsLeader), and without KIP-320 fencing a follower can
+// hold records of a later epoch than the one it is then made leader in
+// (the spec's Produce appends there too; the cache rule decides what the
+// entry becomes). It returns the first offset written.
 func (l *Log) AppendAsLeader(epoch int32, recs []Record) (int64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -20,9 +23,6 @@ func (l *Log) AppendAsLeader(epoch int32, recs []Record) (int64, error) {
 	}
 	if epoch < 0 {
 		return 0, fmt.Errorf("storage: append as leader with negative epoch %d", epoch)
-	}
-	if latest := l.cache.LatestEpoch(); epoch < latest {
-		return 0, fmt.Errorf("storage: append as leader in epoch %d below the log's latest epoch %d", epoch, latest)
 	}
 	first := l.leo()
 	if len(recs) == 0 {

@@ -2,8 +2,11 @@
 // concurrent implementation: the log (Log, Kafka's UnifiedLog), its leader
 // epoch cache (LeaderEpochFileCache) and the checkpoint files
 // (leader-epoch-checkpoint, replication-offset-checkpoint) in Kafka's
-// CheckpointFile format. It also defines Policy, the truncation policy shared
-// by the leader's and the follower's side of OffsetsForLeaderEpoch.
+// CheckpointFile format. It re-exports Policy (package release), the
+// truncation policy shared by the leader's and the follower's side of
+// OffsetsForLeaderEpoch; the epoch cache follows its release's assign rule
+// (Options.CacheAssign): none under 0.10.2, 0.11's greater-only append,
+// KAFKA-7415's truncate-and-append from 2.1.
 //
 // Vocabulary and semantics are those of spec/Replication.tla: offsets are
 // 0-based, the LEO is the next offset to write, Assign / TruncateFromEnd /
