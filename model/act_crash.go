@@ -20,7 +20,7 @@ func afterCrash(cfg *Config, s *State, r, f int) Msg {
 	m := s.Inflight[f]
 	name := cfg.Replicas[r]
 	if f == r && cfg.Rel().StaleFetchServed &&
-		((m.Type == MsgFetch && m.Dst != name) || (m.Type == MsgFetchRead && m.Src != name)) {
+		((m.Type == MsgFetch && m.Dst != name && s.Up(cfg.Index(m.Dst))) || (m.Type == MsgFetchRead && m.Src != name)) {
 		m.Orphan = true
 		return m
 	}
@@ -106,7 +106,7 @@ func restart(cfg *Config, s *State, r int) (State, bool) {
 
 // loseMessage mirrors LoseMessage(f): a lossy network drops f's request or response.
 func loseMessage(cfg *Config, s *State, f int) (State, bool) {
-	if !cfg.LossyNetwork || s.Inflight[f].Type == MsgNone {
+	if !cfg.LossyNetwork || s.Inflight[f].Type == MsgNone || s.Inflight[f].Type == MsgFetchRead {
 		return State{}, false
 	}
 	t := *s

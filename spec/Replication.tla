@@ -764,11 +764,12 @@ CheckpointHW(r) ==
 (* What a crash of r leaves in follower f's fetcher slot.  Where the       *)
 (* release has no broker epochs in Fetch, r's own fetch request (or the    *)
 (* leader's read of it) lives on as an orphan that the leader may still    *)
-(* serve and count (the KIP-903 case); everything else to or from r is     *)
-(* lost.                                                                    *)
+(* serve and count (the KIP-903 case), if that leader is up; everything    *)
+(* else to or from r is lost.                                               *)
 AfterCrash(r, f) ==
     LET m == inflight[f] IN
-    IF f = r /\ Rel.staleFetchServed /\ m.type \in {"Fetch", "FetchRead"} /\ (m.type = "Fetch" => m.dst # r)
+    IF f = r /\ Rel.staleFetchServed /\ m.type \in {"Fetch", "FetchRead"}
+       /\ (m.type = "Fetch" => m.dst # r /\ Up(m.dst))
        /\ (m.type = "FetchRead" => m.src # r)
     THEN [m EXCEPT !.orphan = TRUE]
     ELSE IF f = r \/ (m.type # "None" /\ r \in {m.src, m.dst}) THEN NoMsg
@@ -830,11 +831,12 @@ Restart(r) ==
                    produceEpoch, partitionEpoch, pendingIsr, ctrl, inflight, alterPartition, ghost>>
 
 (* A lossy network may drop a fetcher's request or response (the fetcher   *)
-(* times out and retries).  Controller requests are never lost: the        *)
-(* controller's channel retries them until the broker dies.                 *)
+(* times out and retries); not a leader's read, which is inside the        *)
+(* leader.  Controller requests are never lost: the controller's channel   *)
+(* retries them until the broker dies.                                      *)
 LoseMessage(f) ==
     /\ LossyNetwork
-    /\ inflight[f].type # "None"
+    /\ inflight[f].type \notin {"None", "FetchRead"}
     /\ inflight' = [inflight EXCEPT ![f] = NoMsg]
     /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, alterPartition, ghost>>
 

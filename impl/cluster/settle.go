@@ -87,6 +87,16 @@ func (c *Cluster) fetcherMessage(f int32, kind string) (netsim.Message, Message,
 
 func isRequest(t string) bool { return t == MsgFetch || t == MsgOffsetsForLeaderEpoch }
 
+// sentBeforeCrash reports whether broker id sent, at Lamport time stamp, a
+// message before its last crash: an earlier incarnation's (an orphan, once
+// the broker has restarted as well as while it is down).
+func (c *Cluster) sentBeforeCrash(id int32, stamp uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.slots[id]
+	return ok && stamp < s.crashStamp
+}
+
 // wireMessage turns a fetcher message about the focus partition into the
 // spec's message record.
 func (c *Cluster) wireMessage(m netsim.Message) (Message, bool) {
@@ -100,7 +110,7 @@ func (c *Cluster) wireMessage(m netsim.Message) (Message, bool) {
 		for _, x := range p.Partitions {
 			if x.TopicPartition == tp {
 				return Message{Type: MsgFetch, Src: f, Dst: l, Offset: x.FetchOffset, CurrentEpoch: x.CurrentLeaderEpoch,
-					Corr: p.CorrelationID, LastFetchedEpoch: x.LastFetchedEpoch, Orphan: !c.Alive(f)}, true
+					Corr: p.CorrelationID, LastFetchedEpoch: x.LastFetchedEpoch, Orphan: c.sentBeforeCrash(f, p.Lamport)}, true
 			}
 		}
 	case protocol.OffsetsForLeaderEpochRequest:

@@ -302,15 +302,19 @@ func (c *Cluster) LoseMessage(f int32) error {
 		if !c.cfg.LossyNetwork {
 			return fmt.Errorf("cluster: LoseMessage needs LossyNetwork")
 		}
-		b, err := c.broker(f)
-		if err != nil {
-			return err
-		}
 		m, wm, ok := c.fetcherMessage(f, "")
 		if !ok {
 			return fmt.Errorf("cluster: nothing of broker %d's in flight", f)
 		}
 		if err := c.net.Drop(m.ID); err != nil {
+			return err
+		}
+		if wm.Orphan {
+			// An earlier incarnation's request: nobody waits for it.
+			return nil
+		}
+		b, err := c.broker(f)
+		if err != nil {
 			return err
 		}
 		if !b.RequestTimedOut(wm.Corr) {
