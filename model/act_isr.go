@@ -75,7 +75,7 @@ func handleAlterPartition(cfg *Config, s *State, l int) (State, bool) {
 		t.CtrlPartitionEpoch = s.CtrlPartitionEpoch + 1
 		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionResp(ErrNone, m.LeaderEpoch, s.CtrlPartitionEpoch+1, m.Isr))
 	} else {
-		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionResp(err, m.LeaderEpoch, m.PartitionEpoch, nil))
+		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionResp(err, 0, 0, nil))
 	}
 	return t, true
 }
@@ -88,7 +88,7 @@ func handleAlterPartitionResponse(cfg *Config, s *State, l int) (State, bool) {
 	}
 	t := *s
 	t.AlterPartition = with(s.AlterPartition, l, NoMsg)
-	if s.Role[l] != Leader || m.LeaderEpoch != s.LeaderEpoch[l] || len(s.PendingIsr[l]) == 0 {
+	if s.Role[l] != Leader || len(s.PendingIsr[l]) == 0 || (m.Error == ErrNone && m.LeaderEpoch != s.LeaderEpoch[l]) {
 		return t, true
 	}
 	switch m.Error {

@@ -710,9 +710,9 @@ ExpandIsr(l, f) ==
 (* ReplicationControlManager): fenced unless l is its leader in the        *)
 (* request's leader epoch; rejected when the partition epoch is stale, or  *)
 (* when the new ISR adds a broker that is not alive (KIP-841).  A commit   *)
-(* bumps the partition epoch.  An error response carries no ISR; its       *)
-(* epochs echo the request's, standing in for Kafka's check that a         *)
-(* response answers the proposal still pending (proposedIsrState).         *)
+(* bumps the partition epoch.  An error response carries only the error   *)
+(* (its epochs are 0, its ISR empty: the fields' defaults in Kafka's      *)
+(* AlterPartitionResponse).                                                *)
 HandleAlterPartition(l) ==
     /\ alterPartition[l].type = "AlterPartition"
     /\ LET m   == alterPartition[l]
@@ -726,19 +726,22 @@ HandleAlterPartition(l) ==
                 /\ alterPartition' = [alterPartition EXCEPT ![l] =
                        AlterPartitionResp("NONE", m.leaderEpoch, ctrlPartitionEpoch + 1, m.isr)]
            ELSE /\ alterPartition' = [alterPartition EXCEPT ![l] =
-                       AlterPartitionResp(err, m.leaderEpoch, m.partitionEpoch, {})]
+                       AlterPartitionResp(err, 0, 0, {})]
                 /\ UNCHANGED <<ctrlIsr, ctrlPartitionEpoch>>
     /\ UNCHANGED <<durable, volatile, ctrlLeader, ctrlEpoch, controllerQueue, inflight, ghost>>
 
-(* The leader applies the controller's answer to its pending proposal.     *)
-(* A commit becomes its ISR and partition epoch, and its HW moves over it. *)
-(* INELIGIBLE_REPLICA returns it to the committed state; a fenced or stale *)
-(* proposal stays pending until the LeaderAndIsr that must follow.         *)
+(* The leader applies the controller's answer to its pending proposal (one *)
+(* slot: a response with a proposal pending answers that proposal, as     *)
+(* Kafka's callback is bound to its proposedIsrState).  A commit of the    *)
+(* leader's epoch becomes its ISR and partition epoch, and its HW moves    *)
+(* over it.  INELIGIBLE_REPLICA returns it to the committed state; a       *)
+(* fenced or stale proposal stays pending until the LeaderAndIsr that must *)
+(* follow.                                                                  *)
 HandleAlterPartitionResponse(l) ==
     /\ alterPartition[l].type = "AlterPartitionResponse"
     /\ alterPartition' = [alterPartition EXCEPT ![l] = NoMsg]
     /\ LET m == alterPartition[l] IN
-       IF role[l] = "Leader" /\ m.leaderEpoch = leaderEpoch[l] /\ pendingIsr[l] # {}
+       IF role[l] = "Leader" /\ pendingIsr[l] # {} /\ (m.error = "NONE" => m.leaderEpoch = leaderEpoch[l])
        THEN IF m.error = "NONE"
             THEN /\ isr' = [isr EXCEPT ![l] = m.isr]
                  /\ partitionEpoch' = [partitionEpoch EXCEPT ![l] = m.partitionEpoch]
