@@ -59,7 +59,7 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseFlags(fl, args, positive("workers"), atLeast("simulate", 0), positive("steps")); done {
 		return code
 	}
 	fail := usageError(stderr, "check")

@@ -70,7 +70,7 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseFlags(fl, args, noArgsWith("table")); done {
 		return code
 	}
 	fail := usageError(stderr, "lemmas")

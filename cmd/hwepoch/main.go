@@ -48,10 +48,17 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 2 && args[0] == "help" {
-		if _, ok := commands[args[1]]; ok {
-			return run([]string{args[1], "-h"}, stdout, stderr) // "hwepoch help verify"
+	if len(args) >= 2 && args[0] == "help" {
+		if len(args) > 2 {
+			fmt.Fprintf(stderr, "hwepoch help: give one command, not %q\n", args[1:])
+			return 2
 		}
+		if _, ok := commands[args[1]]; !ok {
+			fmt.Fprintf(stderr, "hwepoch help: unknown command %q\n\n", args[1])
+			usage(stderr)
+			return 2
+		}
+		return run([]string{args[1], "-h"}, stdout, stderr) // "hwepoch help verify"
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)

@@ -66,7 +66,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, replayUsage)
 		fs.PrintDefaults()
 	}
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(fs, args, atLeast("random", 0), atLeast("free", 0), positive("steps"), noArgsWith("recording")); done {
 		return code
 	}
 	policies, err := replayPolicies(*policy)

@@ -77,7 +77,7 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseFlags(fl, args, positive("workers"), atLeast("budget", 0)); done {
 		return code
 	}
 	fail := usageError(stderr, "verify")
