@@ -90,11 +90,11 @@ flags:
 			entries = append(entries, e)
 		}
 	}
-	runsDir := filepath.Join(filepath.Dir(specDir), "traces", "tlc")
+	runsPath := verify.RunsFile(specDir)
 	if *runsFlag != "" {
-		runsDir = filepath.Dir(*runsFlag)
+		runsPath = *runsFlag // the file named, whatever its name
 	}
-	runs, note, err := verify.LoadRuns(man, runsDir)
+	runs, note, err := verify.LoadRuns(man, runsPath)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -131,13 +131,19 @@ flags:
 		}
 	}
 	printTable(stdout, rows)
+	for _, r := range rows {
+		if r.TLC != nil {
+			fmt.Fprintln(stdout, verify.VsTLCLegend)
+			break
+		}
+	}
 	status := 0
 	for _, r := range rows {
 		if r.Res.Violation != nil {
 			fmt.Fprintf(stdout, "\n%s: %s\n", r.Entry.Name, r.Res.Violation)
 			trace.Render(stdout, &r.Check.Config, r.Res.Violation.Trace)
 		}
-		if !r.OK || r.VsTLC == "MISMATCH" {
+		if !r.Good() {
 			status = 1
 		}
 	}
@@ -146,8 +152,11 @@ flags:
 		if !r.OK {
 			fmt.Fprintf(stdout, "WRONG VERDICT %s: expected %s, found %s\n", r.Entry.Name, verify.Expectation(r.Entry), r.FoundString())
 		}
-		if r.VsTLC == "MISMATCH" {
+		switch r.VsTLC {
+		case verify.VsMismatch:
 			fmt.Fprintf(stdout, "MISMATCH WITH TLC %s: %s\n", r.Entry.Name, r.Why)
+		case verify.VsCfgChanged:
+			fmt.Fprintf(stdout, "NOT COMPARED WITH TLC %s: %s\n", r.Entry.Name, r.Why)
 		}
 	}
 	if status == 0 {

@@ -114,7 +114,7 @@ flags:
 	}
 	runsDir := verify.RunsDir(specDir)
 	tracesDir := filepath.Dir(runsDir)
-	runs, note, err := verify.LoadRuns(man, runsDir)
+	runs, note, err := verify.LoadRuns(man, verify.RunsFile(specDir))
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -111,9 +111,12 @@ func exploreRow(r ConfigResult) Row {
 		row.Status = Fail
 		row.Found += " WRONG"
 	}
-	if r.VsTLC == "MISMATCH" {
+	switch r.VsTLC {
+	case VsMismatch:
 		row.Status = Fail
 		row.Found += "; MISMATCH WITH TLC: " + r.Why
+	case VsCfgChanged:
+		row.Found += "; NOT COMPARED WITH TLC: " + r.Why
 	}
 	return row
 }

@@ -185,3 +185,58 @@ func TestDiffFields(t *testing.T) {
 		t.Errorf("diffFields = %q", got)
 	}
 }
+
+// verify compares each configuration with TLC's run only when the run was
+// made on the same .cfg (its cfgSha256); "=" is reserved for configurations
+// that hold with TLC's exact counts.
+func TestJudgeComparesTheCfgHash(t *testing.T) {
+	man := tempManifest(t, `{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "witness", "expect": "violated", "property": "NeverLeaderChange", "ci": true}`,
+		"w-leader-change")
+	sum, err := tlcjson.FileSHA256(man.CfgPath(man.Configs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := tlcjson.Run{Name: "w-leader-change", Mode: "bfs", Verdict: "violated", Property: "NeverLeaderChange", DistinctStates: 91, Depth: 6, TraceLength: 5}
+	for _, tc := range []struct {
+		cfgSum, vs string
+		status     Status
+	}{
+		{sum, VsSameViolation, Pass},
+		{"0123456789abcdef", VsCfgChanged, Pass},
+		{"", VsCfgChanged, Pass},
+	} {
+		run.CfgSHA256 = tc.cfgSum
+		r, err := ExploreConfig(context.Background(), man, man.Configs[0], &tlcjson.Runs{Runs: []tlcjson.Run{run}}, ExploreOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := exploreRow(r)
+		if r.VsTLC != tc.vs || row.Status != tc.status {
+			t.Errorf("run recorded for cfg %q: vs TLC %q (%s), row %v; want %q", tc.cfgSum, r.VsTLC, r.Why, row.Status, tc.vs)
+		}
+		if tc.vs == VsCfgChanged && (!strings.Contains(row.Found, "NOT COMPARED WITH TLC") || !strings.Contains(r.Why, "rerun `hwepoch tlc w-leader-change`")) {
+			t.Errorf("a changed cfg must be said: %+v", row)
+		}
+	}
+}
+
+// The note about a missing runs.json names it as the user would type it
+// from where they stand, not relative to some other directory.
+func TestRunsNoteNamesTheFileFromTheCurrentDirectory(t *testing.T) {
+	man := tempManifest(t, `{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "witness", "expect": "violated", "property": "NeverLeaderChange"}`,
+		"w-leader-change")
+	root := filepath.Dir(man.Dir)
+	t.Chdir(filepath.Join(root, "spec"))
+	_, note, err := LoadRuns(man, RunsFile(man.Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(root, "traces", "tlc", "runs.json") + " does not exist"
+	if !strings.HasPrefix(note, want) {
+		t.Errorf("from spec/: note %q, want it to start %q", note, want)
+	}
+	t.Chdir(root)
+	if _, note, _ = LoadRuns(man, RunsFile(man.Dir)); !strings.HasPrefix(note, filepath.Join("traces", "tlc", "runs.json")+" does not exist") {
+		t.Errorf("from the root: note %q, want it relative to the root", note)
+	}
+}

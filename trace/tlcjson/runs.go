@@ -59,7 +59,13 @@ func (r Run) Exhaustive() bool { return r.Mode == "" || r.Mode == "bfs" }
 // os.ErrNotExist in the chain, so callers can skip comparisons (or, like
 // `hwepoch tlc`, start an empty record).
 func LoadRuns(dir string) (*Runs, error) {
-	path := filepath.Join(dir, "runs.json")
+	return LoadRunsFile(filepath.Join(dir, "runs.json"))
+}
+
+// LoadRunsFile reads a runs record from path, whatever its name; the
+// files its runs name (logs, traces) are relative to path's directory.
+func LoadRunsFile(path string) (*Runs, error) {
+	dir := filepath.Dir(path)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
