@@ -77,7 +77,7 @@ flags:
 	if specDir == "" {
 		d, err := tlccfg.FindSpecDir(".")
 		if err != nil {
-			return fail(2, "%v", err)
+			return fail(2, "%v, or give -spec DIR", err)
 		}
 		specDir = d
 	}

@@ -67,7 +67,7 @@ flags:
 	if specDir == "" {
 		d, err := tlccfg.FindSpecDir(".")
 		if err != nil {
-			return fail("%v", err)
+			return fail("%v, or give -spec DIR", err)
 		}
 		specDir = d
 	}

@@ -60,21 +60,28 @@ flags:
 		return code
 	}
 	fail := usageError(stderr, "scenario")
-	dir, err := scenarioDir(*dirFlag)
-	if err != nil {
-		return fail("%v", err)
-	}
+	// The directory of scenarios is needed only to look names up: a file
+	// given by its path (NAME.scenario) is read wherever it is.
+	dir := func() (string, error) { return scenarioDir(*dirFlag) }
 	var scs []scenario.Scenario
 	switch {
 	case *all && fl.NArg() > 0:
 		return fail("give scenario names or -all, not both")
 	case *all:
-		if scs, err = scenario.LoadDir(dir); err != nil {
+		d, err := dir()
+		if err != nil {
+			return fail("%v", err)
+		}
+		if scs, err = scenario.LoadDir(d); err != nil {
 			return fail("%v", err)
 		}
 	case fl.NArg() == 0:
+		d, err := dir()
+		if err != nil {
+			return fail("name a scenario file (NAME%s), or give -all: %v", scenario.Ext, err)
+		}
 		fl.Usage()
-		fmt.Fprintf(stderr, "\nhwepoch scenario: name a scenario, or give -all; the scenarios in %s: %s\n", dir, scenarioNames(dir))
+		fmt.Fprintf(stderr, "\nhwepoch scenario: name a scenario, or give -all; the scenarios in %s: %s\n", d, scenarioNames(d))
 		return 2
 	default:
 		for _, name := range fl.Args() {
@@ -83,7 +90,11 @@ flags:
 			if strings.HasSuffix(name, scenario.Ext) {
 				sc, err = scenario.Load(name) // a file, yours or one of traces/scenarios
 			} else {
-				sc, err = scenario.Find(dir, name)
+				var d string
+				if d, err = dir(); err != nil {
+					return fail("%v; or give the scenario's file, %s%s", err, name, scenario.Ext)
+				}
+				sc, err = scenario.Find(d, name)
 			}
 			if err != nil {
 				return fail("%v", err)
@@ -155,6 +166,7 @@ flags:
 			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 				return fail("%v", err)
 			}
+			fmt.Fprintf(stdout, "wrote %s: the timeline of %s %s, %d steps\n", path, r.sc.Name, r.c, tr.Len()-1)
 		}
 	}
 	if status == 0 {
@@ -182,7 +194,7 @@ func scenarioDir(flagDir string) (string, error) {
 	}
 	spec, err := tlccfg.FindSpecDir(".")
 	if err != nil {
-		return "", fmt.Errorf("%v (or give -dir)", err)
+		return "", fmt.Errorf("%v, or give -dir DIR", err)
 	}
 	return filepath.Join(filepath.Dir(spec), "traces", "scenarios"), nil
 }

@@ -88,7 +88,7 @@ func FindSpecDir(dir string) (string, error) {
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return "", fmt.Errorf("no spec/manifest.json in %s or any parent directory: run from the hwepoch repository or pass -spec", dir)
+			return "", fmt.Errorf("no spec/manifest.json in %s or any parent directory: run from the hwepoch repository", dir)
 		}
 		d = parent
 	}
