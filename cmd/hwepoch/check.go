@@ -184,7 +184,7 @@ func printTable(w io.Writer, rows []verify.ConfigResult) {
 		if r.Res.Violation != nil {
 			depth += fmt.Sprintf(" (trace %d)", r.Res.Violation.Trace.Len())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Entry.Policy,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Check.Config.Truncation,
 			verify.Expectation(r.Entry), ok, r.Res.Distinct, r.Res.Generated, depth,
 			r.Res.Duration.Round(time.Millisecond), tlcD, tlcDepth, vs)
 	}
@@ -199,7 +199,7 @@ func simulateConfigs(man *tlccfg.Manifest, entries []tlccfg.Entry, walks int, se
 	var found []*explore.Violation
 	var cfgs []*tlccfg.Check
 	for _, e := range entries {
-		chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+		chk, err := man.LoadCheck(e)
 		if err != nil {
 			fmt.Fprintf(stderr, "hwepoch check: %v\n", err)
 			return 2

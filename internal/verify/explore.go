@@ -80,7 +80,7 @@ type ExploreOptions struct {
 // ExploreConfig loads e's .cfg, explores it exhaustively and judges the
 // result (Judge). runs may be nil: then nothing is compared with TLC.
 func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, runs *tlcjson.Runs, opt ExploreOptions) (ConfigResult, error) {
-	chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+	chk, err := man.LoadCheck(e)
 	if err != nil {
 		return ConfigResult{}, err
 	}

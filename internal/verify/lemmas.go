@@ -29,7 +29,7 @@ func LemmaRowsFunc(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Pla
 			rows = append(rows, Row{Stage: "lemma", Item: p.Config, Expected: "a configuration of the manifest", Found: "none", Status: Fail})
 			continue
 		}
-		chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+		chk, err := man.LoadCheck(e)
 		if err != nil {
 			rows = append(rows, Row{Stage: "lemma", Item: p.Config, Expected: "loads", Found: "error: " + err.Error(), Status: Fail})
 			continue

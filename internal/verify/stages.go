@@ -88,7 +88,7 @@ func skipConfig(e tlccfg.Entry, runs *tlcjson.Runs, plan ExplorePlan) string {
 }
 
 func exploreRow(r ConfigResult) Row {
-	row := Row{Stage: "explore", Item: r.Entry.Name, Policy: r.Entry.Policy,
+	row := Row{Stage: "explore", Item: r.Entry.Name, Policy: r.Check.Config.Truncation,
 		Size: fmt.Sprintf("%d states", r.Res.Distinct), Depth: fmt.Sprint(r.Res.Depth), Time: r.Res.Duration,
 		Expected: Expectation(r.Entry), Found: r.FoundString(), Status: Pass}
 	if r.TLC != nil {

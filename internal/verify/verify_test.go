@@ -56,7 +56,7 @@ func tempManifest(t *testing.T, entries string, cfgs ...string) *tlccfg.Manifest
 // expect as failed.
 func TestExploreRowsSkipAndJudge(t *testing.T) {
 	man := tempManifest(t, `
-		{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "witness", "expect": "holds", "ci": true},
+		{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds", "ci": true},
 		{"name": "le-fenced-2", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}`,
 		"w-leader-change", "le-fenced-2")
 	runs := &tlcjson.Runs{Runs: []tlcjson.Run{{Name: "le-fenced-2", Mode: "bfs", Verdict: "holds", DistinctStates: 1095142, Depth: 42}}}

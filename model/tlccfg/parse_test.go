@@ -146,7 +146,7 @@ func TestManifestConfigs(t *testing.T) {
 		t.Fatal("manifest lists no configurations")
 	}
 	for _, e := range m.Configs {
-		c, err := LoadCheck(m.CfgPath(e))
+		c, err := m.LoadCheck(e)
 		if err != nil {
 			t.Errorf("%s: %v", e.Name, err)
 			continue
