@@ -48,12 +48,20 @@ func WriteSteps(w io.Writer, settings []string, steps []Step) error {
 func ReadSteps(r io.Reader) (settings []string, steps []Step, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	setAt := map[string]int{} // the line of each setting
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		switch {
 		case line == "":
 		case strings.HasPrefix(line, "# set "):
-			settings = append(settings, strings.TrimSpace(strings.TrimPrefix(line, "# set ")))
+			kv := strings.TrimSpace(strings.TrimPrefix(line, "# set "))
+			key, _, _ := strings.Cut(kv, "=")
+			key = strings.TrimSpace(key)
+			if l, dup := setAt[key]; dup {
+				return nil, nil, fmt.Errorf("line %d: setting %s given twice (first on line %d)", n, key, l)
+			}
+			setAt[key] = n
+			settings = append(settings, kv)
 		case strings.HasPrefix(line, "#"):
 		default:
 			s, err := ParseStep(line)
