@@ -15,20 +15,31 @@ import (
 // flight. A '*' marks the replicas the step changed.
 func Render(w io.Writer, cfg *model.Config, t Trace) {
 	for i, st := range t.Steps {
-		s := st.State
-		act := "Init"
-		if st.Action.Kind != model.NoAction {
-			act = ActionString(st.Action)
+		var prev *model.State
+		if i > 0 {
+			prev = &t.Steps[i-1].State
 		}
-		fmt.Fprintf(w, "%3d %-44s ctrl %s e%d isr{%s} next=%d crashes=%d acked%s committed%s\n",
-			i, act, s.CtrlLeader, s.CtrlEpoch, replicas(s.CtrlIsr), s.NextId, s.Crashes, offsetIDs(s.Acked), offsetIDs(s.Committed))
-		for r, name := range cfg.Replicas {
-			mark := " "
-			if i > 0 && replicaChanged(&t.Steps[i-1].State, &s, r) {
-				mark = "*"
-			}
-			fmt.Fprintf(w, "    %s%-4s %s\n", mark, name, ReplicaLine(cfg, &s, r))
+		RenderStep(w, cfg, i, st, prev)
+	}
+}
+
+// RenderStep writes step i of a trace as Render does; prev is the state
+// before it (nil for Init). With it a caller can render a trace it does
+// not keep (scenario.Walk).
+func RenderStep(w io.Writer, cfg *model.Config, i int, st Step, prev *model.State) {
+	s := st.State
+	act := "Init"
+	if st.Action.Kind != model.NoAction {
+		act = ActionString(st.Action)
+	}
+	fmt.Fprintf(w, "%3d %-44s ctrl %s e%d isr{%s} next=%d crashes=%d acked%s committed%s\n",
+		i, act, s.CtrlLeader, s.CtrlEpoch, replicas(s.CtrlIsr), s.NextId, s.Crashes, offsetIDs(s.Acked), offsetIDs(s.Committed))
+	for r, name := range cfg.Replicas {
+		mark := " "
+		if prev != nil && replicaChanged(prev, &s, r) {
+			mark = "*"
 		}
+		fmt.Fprintf(w, "    %s%-4s %s\n", mark, name, ReplicaLine(cfg, &s, r))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/render"
 	"github.com/hwepoch/hwepoch/trace"
@@ -60,6 +61,9 @@ flags:
 		return code
 	}
 	fail := usageError(stderr, "scenario")
+	// say reports how far a long case (over scenario.ProgressEvery steps)
+	// has come, on stderr: reading checks every case, then each is run.
+	say := func(msg string) { fmt.Fprintf(stderr, "hwepoch scenario: %s\n", msg) }
 	// The directory of scenarios is needed only to look names up: a file
 	// given by its path (NAME.scenario) is read wherever it is.
 	dir := func() (string, error) { return scenarioDir(*dirFlag) }
@@ -88,7 +92,7 @@ flags:
 			var sc scenario.Scenario
 			var err error
 			if strings.HasSuffix(name, scenario.Ext) {
-				sc, err = scenario.Load(name) // a file, yours or one of traces/scenarios
+				sc, err = scenario.LoadProgress(name, say) // a file, yours or one of traces/scenarios
 			} else {
 				var d string
 				if d, err = dir(); err != nil {
@@ -135,7 +139,18 @@ flags:
 	}
 	status := 0
 	for _, r := range runs {
-		tr, v, err := r.sc.Run(r.c)
+		// The dense text needs one state at a time: walk the case (twice,
+		// verdict first) in memory linear in its length. Markdown and SVG
+		// draw the whole trace.
+		targets := svgTargets(*svgOut, *svgDir, r.sc.Name+"-"+r.c.Slug()+".svg")
+		var tr trace.Trace
+		var v scenario.Verdict
+		var err error
+		if *md || len(targets) > 0 {
+			tr, v, err = r.sc.Run(r.c)
+		} else {
+			v, err = r.sc.Walk(r.c, r.sc.Progress(r.c, "running", say))
+		}
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -154,11 +169,25 @@ flags:
 				return fail("%v", err)
 			}
 			fmt.Fprintln(stdout)
-		default:
+		case tr.Len() > 0:
 			trace.Render(stdout, &cfg, tr)
 			fmt.Fprintln(stdout)
+		default:
+			var prev *model.State
+			progress := r.sc.Progress(r.c, "printing", say)
+			if _, err := r.sc.Walk(r.c, func(i int, st trace.Step, line int) error {
+				trace.RenderStep(stdout, &cfg, i, st, prev)
+				prev = &st.State
+				if progress != nil {
+					return progress(i, st, line)
+				}
+				return nil
+			}); err != nil {
+				return fail("%v", err)
+			}
+			fmt.Fprintln(stdout)
 		}
-		for _, path := range svgTargets(*svgOut, *svgDir, r.sc.Name+"-"+r.c.Slug()+".svg") {
+		for _, path := range targets {
 			var b bytes.Buffer
 			if err := render.SVG(&b, &cfg, tr, opt); err != nil {
 				return fail("%v", err)

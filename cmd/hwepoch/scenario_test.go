@@ -229,3 +229,23 @@ func TestAdviceOutsideTheRepository(t *testing.T) {
 		t.Errorf("render -svg: exit %d, stdout %q, %s", code, out, errs)
 	}
 }
+
+// A long scenario reports its progress on stderr as it is checked and
+// run (it once ran silently), and its verdict still comes out.
+func TestScenarioProgressOnLongCases(t *testing.T) {
+	src := "name rounds\nconfig Replicas={r1,r2} Acks=\"1\"\npolicies LeaderEpoch\ncheck TypeOK\nexpect LeaderEpoch holds\n" +
+		"Elect(r1)\nHandleLeaderAndIsr(r1)\nHandleLeaderAndIsr(r2)\nSendOffsetsForLeaderEpoch(r2)\nHandleOffsetsForLeaderEpoch(r1, r2)\nHandleOffsetsForLeaderEpochResponse(r2)\n" + strings.Repeat("SendFetch(r2)\nHandleFetch(r1, r2)\nHandleFetchResponse(r2)\n", 3400)
+	path := filepath.Join(t.TempDir(), "rounds.scenario")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI("scenario", "-q", path)
+	for _, want := range []string{"hwepoch scenario: checking rounds LeaderEpoch: step 10000 of 10206", "hwepoch scenario: running rounds LeaderEpoch: step 10206 of 10206"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if code != 0 || !strings.Contains(out, "rounds LeaderEpoch: holds -- as expected") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
