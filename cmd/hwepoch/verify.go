@@ -161,7 +161,7 @@ flags:
 						Size: "skipped (a minute or more; run hwepoch lemmas " + p.Config + ")", Expected: "-", Found: "not run", Status: verify.Skipped})
 				}
 			}
-			return append(verify.LemmaRows(context.Background(), man, plans, progress), skipped...)
+			return append(verify.LemmaRows(context.Background(), man, plans, progress, "hwepoch verify: [lemma] "), skipped...)
 		})
 	}
 	// Every trace on model and implementation takes well under a second,

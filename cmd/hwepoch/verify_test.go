@@ -50,3 +50,24 @@ func TestVerifyQuick(t *testing.T) {
 		t.Errorf("a check failed:\n%s", table)
 	}
 }
+
+// lemmas labels its progress as its own ("hwepoch lemmas:", not "hwepoch
+// verify: [lemma]") and ends each plan with a line saying it is done, so
+// the last count is not mistaken for the result while the search goes on.
+func TestLemmasProgressIsLabelled(t *testing.T) {
+	code, out, errs := runCLI("lemmas", "hw-acked-loss")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(errs), "\n") {
+		if !strings.HasPrefix(line, "hwepoch lemmas: ") || strings.Contains(line, "verify") {
+			t.Errorf("progress line %q is not labelled hwepoch lemmas", line)
+		}
+		if strings.Contains(line, "distinct states") && !strings.Contains(line, "so far") && !strings.Contains(line, " done: ") {
+			t.Errorf("progress line %q reads like a result", line)
+		}
+	}
+	if !strings.Contains(errs, "hwepoch lemmas: hw-acked-loss done: ") {
+		t.Errorf("no line saying the plan is done:\n%s", errs)
+	}
+}
