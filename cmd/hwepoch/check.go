@@ -117,7 +117,7 @@ flags:
 	var rows []verify.ConfigResult
 	for _, e := range entries {
 		row, err := verify.ExploreConfig(context.Background(), man, e, runs, verify.ExploreOptions{
-			Workers: *workers, Progress: progress, ProgressPrefix: "hwepoch check: ",
+			Workers: *workers, Progress: progress, ProgressPrefix: "hwepoch check: ", Announce: true,
 		})
 		if err != nil {
 			return fail("%v", err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
@@ -71,10 +72,13 @@ func (r ConfigResult) Good() bool { return r.OK && r.VsTLC != VsMismatch }
 // ExploreOptions configure ExploreConfig.
 type ExploreOptions struct {
 	Workers int
-	// Progress, when set, gets a line "PREFIXexploring NAME (constants)"
-	// before the search and the explorer's periodic progress lines.
+	// Progress, when set, gets the explorer's periodic progress lines and,
+	// with Announce, a line "PREFIXexploring NAME (constants)" before the
+	// search.
 	Progress       io.Writer
 	ProgressPrefix string
+	Announce       bool
+	ProgressEvery  time.Duration // the explorer's interval (0: its default, 2s)
 }
 
 // ExploreConfig loads e's .cfg, explores it exhaustively and judges the
@@ -84,12 +88,12 @@ func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, ru
 	if err != nil {
 		return ConfigResult{}, err
 	}
-	if opt.Progress != nil {
+	if opt.Progress != nil && opt.Announce {
 		fmt.Fprintf(opt.Progress, "%sexploring %s (%s)\n", opt.ProgressPrefix, e.Name, chk.Config.String())
 	}
 	res, err := explore.Run(ctx, &chk.Config, explore.Options{
 		Workers: opt.Workers, Invariants: chk.Invariants, Properties: chk.Properties,
-		Symmetry: chk.Symmetry, ConfigName: e.Name, Progress: opt.Progress,
+		Symmetry: chk.Symmetry, ConfigName: e.Name, Progress: opt.Progress, ProgressEvery: opt.ProgressEvery,
 	})
 	if err != nil {
 		return ConfigResult{}, fmt.Errorf("%s: %v", e.Name, err)

@@ -83,7 +83,7 @@ func PlanRows(p lemmas.Plan, rep *lemmas.Report, chk *tlccfg.Check) []Row {
 		case o.Violated != nil:
 			row.Found = fmt.Sprintf("violated (trace %d)", o.Violated.Len())
 			row.Counterexample = &Counterexample{Title: fmt.Sprintf("lemma %s @ %s: violated", o.Lemma, p.Config),
-				Config: &chk.Config, Trace: *o.Violated}
+				Config: &chk.Config, Trace: *o.Violated, Show: "hwepoch lemmas " + p.Config}
 			if hold {
 				row.Status = Fail
 			}

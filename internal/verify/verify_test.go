@@ -62,7 +62,7 @@ func TestExploreRowsSkipAndJudge(t *testing.T) {
 	runs := &tlcjson.Runs{Runs: []tlcjson.Run{{Name: "le-fenced-2", Mode: "bfs", Verdict: "holds", DistinctStates: 1095142, Depth: 42}}}
 
 	rows := ExploreRows(context.Background(), man, runs, ExplorePlan{Mode: Quick}, nil)
-	if len(rows) != 2 || rows[1].Status != Skipped || rows[1].Size != "skipped (not ci-marked; run without --quick)" {
+	if len(rows) != 2 || rows[1].Status != Skipped || rows[1].Size != `skipped (not in --quick's set: manifest "ci": false; run without --quick)` {
 		t.Fatalf("quick: %+v", rows)
 	}
 	if r := rows[0]; r.Status != Fail || !strings.Contains(r.Found, "violated NeverLeaderChange") || !strings.Contains(r.Found, "WRONG") ||
@@ -238,5 +238,21 @@ func TestRunsNoteNamesTheFileFromTheCurrentDirectory(t *testing.T) {
 	t.Chdir(root)
 	if _, note, _ = LoadRuns(man, RunsFile(man.Dir)); !strings.HasPrefix(note, filepath.Join("traces", "tlc", "runs.json")+" does not exist") {
 		t.Errorf("from the root: note %q, want it relative to the root", note)
+	}
+}
+
+// Wrap keeps every line within the width, words whole where they fit.
+func TestWrapKeepsTheWidth(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	for _, s := range []string{"", "short", strings.Repeat("word ", 80), "a " + long + " b"} {
+		lines := Wrap(s, 40, "  ")
+		if strings.Join(strings.Fields(strings.Join(lines, "")), "") != strings.Join(strings.Fields(s), "") {
+			t.Errorf("%q: wrapping lost or added text: %q", s, lines)
+		}
+		for _, l := range lines {
+			if n := len([]rune(l)); n > 36 {
+				t.Errorf("%q: line %q has %d runes, want at most 36", s, l, n)
+			}
+		}
 	}
 }
