@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hwepoch/hwepoch/trace"
 )
 
 func TestVerifyHelpAndUsageErrors(t *testing.T) {
@@ -84,5 +88,32 @@ func TestLemmasProgressIsLabelled(t *testing.T) {
 	}
 	if !strings.Contains(errs, "hwepoch lemmas: hw-acked-loss done: ") {
 		t.Errorf("no line saying the plan is done:\n%s", errs)
+	}
+}
+
+// The legend of the dense trace notation is in hwepoch help and, verbatim,
+// in docs/spec.md; help for a topic that does not exist fails.
+func TestNotationIsDocumented(t *testing.T) {
+	code, out, _ := runCLI("help", "notation")
+	if code != 0 || !strings.Contains(out, trace.Notation) {
+		t.Fatalf("help notation: exit %d\n%s", code, out)
+	}
+	for _, term := range []string{"views[", "slot", "ce=", "queue 1 (head e2 leader r2)", "*", "ckpt", "next="} {
+		if !strings.Contains(trace.Notation, term) {
+			t.Errorf("the legend does not explain %q", term)
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "spec.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), trace.Notation) {
+		t.Error("docs/spec.md does not quote trace.Notation verbatim (section Reading a trace)")
+	}
+	if code, _, _ := runCLI("help"); code != 0 {
+		t.Errorf("help: exit %d", code)
+	}
+	if code, _, errs := runCLI("help", "notations"); code != 2 || !strings.Contains(errs, "unknown command") {
+		t.Errorf("help notations: exit %d %s", code, errs)
 	}
 }
