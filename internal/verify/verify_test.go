@@ -256,3 +256,36 @@ func TestWrapKeepsTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// A TLC trace whose run was made on another version of its .cfg is not
+// replayed under this one: the row says the .cfg changed and how to record
+// the run again.
+func TestTLCTraceRowsSkipARunOfAnotherCfg(t *testing.T) {
+	man, err := tlccfg.LoadManifest(repoSpec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyTrace(t, dir, "hw-acked-loss", "hw-acked-loss.json", func(s string) string { return s })
+	sum, err := tlcjson.FileSHA256(filepath.Join(man.Dir, "hw-acked-loss.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cfgSum string
+		status Status
+	}{{sum, Pass}, {"0123", Skipped}} {
+		runs := &tlcjson.Runs{Runs: []tlcjson.Run{{Name: "hw-acked-loss", Mode: "bfs", Config: "hw-acked-loss", CfgSHA256: tc.cfgSum,
+			Verdict: "violated", Property: "NoAckedLoss", TraceJSON: "hw-acked-loss.json", TraceLength: 13}}}
+		if err := runs.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		rows := TLCTraceRows(man, dir)
+		if len(rows) != 1 || rows[0].Status != tc.status {
+			t.Fatalf("run recorded for cfg %q: %+v", tc.cfgSum, rows)
+		}
+		if tc.status == Skipped && !strings.Contains(rows[0].Size, "hw-acked-loss.cfg changed since TLC's run") {
+			t.Errorf("the row must say why: %+v", rows[0])
+		}
+	}
+}
