@@ -41,11 +41,13 @@ with the Go model, breadth first and exhaustively like TLC, checking the
 invariants and properties each .cfg names. Prints a table of verdicts --
 expected (manifest), found, distinct states, states generated, depth, wall
 time -- and, where traces/tlc/runs.json records TLC's run of the same
-configuration, TLC's distinct states and depth with "=" when the explorer
-agrees (same verdict; for holding configurations the same distinct states
-and depth; for violations a counterexample no longer than TLC's) or
-"MISMATCH". Every counterexample is printed step by step, one line per
-replica per step.
+configuration, TLC's distinct states and depth and how they compare: "="
+(a configuration that holds: the same distinct states and depth), "same
+violation" (a violated one: the same property, by a counterexample no
+longer than TLC's; the states counted are not compared, as they depend on
+when each checker stops), "cfg changed" (the .cfg was edited after TLC's
+run: nothing compared) or "MISMATCH". Every counterexample is printed step
+by step, one line per replica per step (hwepoch help notation).
 
 With -simulate N it instead takes N random walks of each configuration
 (seeded by -seed), checking the same properties; a walk can find a
