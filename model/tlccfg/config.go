@@ -113,6 +113,10 @@ func (f *File) ToCheck() (*Check, error) {
 		}
 		return nil, at(line, "", "ASSUME violated: %v", err)
 	}
+	if len(f.Invariants) == 0 && len(f.Properties) == 0 {
+		// Every search of it would "hold": a verdict that says nothing.
+		return nil, at(f.line("CONSTANTS"), "", "the configuration checks nothing: give INVARIANTS or PROPERTIES")
+	}
 	for _, n := range f.Invariants {
 		if _, ok := model.Invariants[n]; !ok {
 			return nil, at(f.line(n), n, "unknown invariant %s (the spec's invariants: %v)", n, model.InvariantNames())

@@ -201,6 +201,8 @@ func TestErrorsCiteTheFaultsLine(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "MaxRecords = 2", "MaxRecords = -1", 1) }, `x.cfg:16: ASSUME violated: constant MaxRecords = -1`},
 		{func(s string) string { return strings.Replace(s, `"LeaderEpoch"`, `"Epoch"`, 1) }, `x.cfg:8: ASSUME violated: constant Truncation`},
 		{func(s string) string { return strings.Replace(s, "MinInsyncReplicas = 1", "MinInsyncReplicas = 0", 1) }, `x.cfg:11: ASSUME violated: constant MinInsyncReplicas = 0`},
+		{func(s string) string { return s[:strings.Index(s, "INVARIANTS")] }, `x.cfg:5: the configuration checks nothing`},
+		{func(string) string { return "" }, `x.cfg:1: give SPECIFICATION Spec`},
 		// Trailing garbage, things given twice, integers out of range.
 		{func(s string) string { return s + "    NeverTruncates )\n" }, `x.cfg:22: at ")"`},
 		{func(s string) string { return s + "42\n" }, `x.cfg:22: at "42"`},
