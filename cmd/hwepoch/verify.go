@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register("verify", "the main job: every check of the project in one verdict table (explorer, TLC traces, scenarios, refinement, chaos)", runVerify)
+	register("verify", "the main job: every check of the project, one verdict (explorer, TLC traces, scenarios, refinement, chaos)", runVerify)
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
