@@ -2,6 +2,7 @@ package refine
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,5 +195,41 @@ func TestITFWithoutActionsIsInferred(t *testing.T) {
 		if _, err := Load(write(doc)); err == nil || !strings.Contains(err.Error(), "state 1: #meta.action: none recorded") {
 			t.Errorf("%s with states swapped: %v", name, err)
 		}
+	}
+}
+
+// A TLC trace is not loaded under a .cfg edited after the run that made
+// it (runs.json's cfgSha256): replay would judge it under rules it was not
+// made with. Unedited, it loads.
+func TestLoadRefusesATraceOfAnotherCfg(t *testing.T) {
+	root := t.TempDir()
+	copyTo := func(from, to string, edit func(string) string) {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, []byte(edit(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same := func(s string) string { return s }
+	copyTo(filepath.Join("..", "spec", "manifest.json"), filepath.Join(root, "spec", "manifest.json"), same)
+	copyTo(filepath.Join("..", "traces", "tlc", "runs.json"), filepath.Join(root, "traces", "tlc", "runs.json"), same)
+	copyTo(filepath.Join("..", "traces", "tlc", "w-acked.json"), filepath.Join(root, "traces", "tlc", "w-acked.json"), same)
+	cfg := filepath.Join(root, "spec", "w-acked.cfg")
+	trace := filepath.Join(root, "traces", "tlc", "w-acked.json")
+	copyTo(filepath.Join("..", "spec", "w-acked.cfg"), cfg, same)
+	if _, err := Load(trace); err != nil {
+		t.Fatalf("the recorded .cfg: %v", err)
+	}
+	copyTo(filepath.Join("..", "spec", "w-acked.cfg"), cfg, func(s string) string { return s + "\\* edited\n" })
+	_, err := Load(trace)
+	var stale *StaleRunError
+	if !errors.As(err, &stale) || !strings.Contains(err.Error(), "w-acked.cfg changed since TLC's run") {
+		t.Errorf("an edited .cfg: %v", err)
 	}
 }
