@@ -179,12 +179,12 @@ func printTable(w io.Writer, rows []verify.ConfigResult) {
 		if r.TLC != nil {
 			tlcD, tlcDepth, vs = fmt.Sprint(r.TLC.DistinctStates), fmt.Sprint(r.TLC.Depth), r.VsTLC
 			if r.TLC.Verdict == "violated" {
-				tlcDepth += fmt.Sprintf(" (trace %d)", r.TLC.TraceLength)
+				tlcDepth += fmt.Sprintf(" (trace of %d states)", r.TLC.TraceLength)
 			}
 		}
 		depth := fmt.Sprint(r.Res.Depth)
 		if r.Res.Violation != nil {
-			depth += fmt.Sprintf(" (trace %d)", r.Res.Violation.Trace.Len())
+			depth += fmt.Sprintf(" (trace of %d states)", r.Res.Violation.Trace.Len())
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Check.Config.Truncation,
 			verify.Expectation(r.Entry), ok, r.Res.Distinct, r.Res.Generated, depth,
