@@ -61,7 +61,8 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlags(fl, args, positive("workers"), atLeast("simulate", 0), positive("steps")); done {
+	if code, done := parseFlags(fl, args, positive("workers"), atLeast("simulate", 0), positive("steps"),
+		needs("steps", "simulate"), needs("seed", "simulate")); done {
 		return code
 	}
 	fail := usageError(stderr, "check")

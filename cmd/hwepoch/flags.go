@@ -188,3 +188,27 @@ func interspersed(fs *flag.FlagSet, args []string) []string {
 	}
 	return append(append(flags, "--"), pos...)
 }
+
+// needs: the flag name means something only with the flag other set (both
+// "set" when they differ from their defaults), so giving it alone is
+// refused rather than silently ignored (check -steps without -simulate).
+func needs(name string, others ...string) flagRule {
+	set := func(fs *flag.FlagSet, n string) bool {
+		f := fs.Lookup(n)
+		if f == nil {
+			panic("hwepoch: a flag rule names no flag of " + fs.Name() + ": -" + n)
+		}
+		return f.Value.String() != f.DefValue
+	}
+	return func(fs *flag.FlagSet) error {
+		if !set(fs, name) {
+			return nil
+		}
+		for _, o := range others {
+			if set(fs, o) {
+				return nil
+			}
+		}
+		return fmt.Errorf("-%s applies only with -%s", name, strings.Join(others, " or -"))
+	}
+}

@@ -36,6 +36,16 @@ func TestNumericFlagsAndArgumentsAreRangeChecked(t *testing.T) {
 		{[]string{"mutants", "-free", "-1"}, "-free -1: must be at least 0"},
 		{[]string{"mutants", "stray"}, `unexpected arguments ["stray"]: mutants takes flags only`},
 		{[]string{"lemmas", "-table", "le-fenced-2"}, `unexpected arguments ["le-fenced-2"]: with -table`},
+		// Flags that mean something only with another are not ignored alone.
+		{[]string{"check", "-steps", "50", "w-acked"}, "-steps applies only with -simulate"},
+		{[]string{"check", "-seed", "3", "w-acked"}, "-seed applies only with -simulate"},
+		{[]string{"tlc", "-depth", "10"}, "-depth applies only with -simulate"},
+		{[]string{"tlc", "-sim-config", "w-acked"}, "-sim-config applies only with -simulate"},
+		{[]string{"replay", "-steps", "10"}, "-steps applies only with -random"},
+		{[]string{"replay", "-policy", "Kip101", "x.json"}, "-policy applies only with -random or -free"},
+		{[]string{"replay", "-out", "dir"}, "-out applies only with -free"},
+		{[]string{"replay", "-seed", "4"}, "-seed applies only with -random or -free"},
+		{[]string{"replay", "-recording", "x.json", "-free", "2"}, "-recording revalidates a saved free run"},
 		{[]string{"help", "no-such-verb"}, `unknown command "no-such-verb"`},
 		{[]string{"help", "check", "extra"}, "give one command"},
 	} {

@@ -56,7 +56,8 @@ flags:`)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, positive("workers"), positive("timeout"), atLeast("simulate", 0),
-		positive("depth"), noArgsWith("simulate"), noArgsWith("table")); done {
+		positive("depth"), noArgsWith("simulate"), noArgsWith("table"),
+		needs("depth", "simulate"), needs("seed", "simulate"), needs("sim-config", "simulate")); done {
 		return code
 	}
 	man, err := tlccfg.LoadManifest(*specDir)
