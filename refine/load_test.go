@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/internal/testfiles"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace/itf"
 )
@@ -203,30 +204,16 @@ func TestITFWithoutActionsIsInferred(t *testing.T) {
 // made with. Unedited, it loads.
 func TestLoadRefusesATraceOfAnotherCfg(t *testing.T) {
 	root := t.TempDir()
-	copyTo := func(from, to string, edit func(string) string) {
-		t.Helper()
-		b, err := os.ReadFile(from)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(to, []byte(edit(string(b))), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	same := func(s string) string { return s }
-	copyTo(filepath.Join("..", "spec", "manifest.json"), filepath.Join(root, "spec", "manifest.json"), same)
-	copyTo(filepath.Join("..", "traces", "tlc", "runs.json"), filepath.Join(root, "traces", "tlc", "runs.json"), same)
-	copyTo(filepath.Join("..", "traces", "tlc", "w-acked.json"), filepath.Join(root, "traces", "tlc", "w-acked.json"), same)
+	testfiles.Copy(t, filepath.Join("..", "spec", "manifest.json"), filepath.Join(root, "spec", "manifest.json"), nil)
+	testfiles.Copy(t, filepath.Join("..", "traces", "tlc", "runs.json"), filepath.Join(root, "traces", "tlc", "runs.json"), nil)
+	testfiles.Copy(t, filepath.Join("..", "traces", "tlc", "w-acked.json"), filepath.Join(root, "traces", "tlc", "w-acked.json"), nil)
 	cfg := filepath.Join(root, "spec", "w-acked.cfg")
 	trace := filepath.Join(root, "traces", "tlc", "w-acked.json")
-	copyTo(filepath.Join("..", "spec", "w-acked.cfg"), cfg, same)
+	testfiles.Copy(t, filepath.Join("..", "spec", "w-acked.cfg"), cfg, nil)
 	if _, err := Load(trace); err != nil {
 		t.Fatalf("the recorded .cfg: %v", err)
 	}
-	copyTo(filepath.Join("..", "spec", "w-acked.cfg"), cfg, func(s string) string { return s + "\\* edited\n" })
+	testfiles.Copy(t, filepath.Join("..", "spec", "w-acked.cfg"), cfg, func(s string) string { return s + "\\* edited\n" })
 	_, err := Load(trace)
 	var stale *StaleRunError
 	if !errors.As(err, &stale) || !strings.Contains(err.Error(), "w-acked.cfg changed since TLC's run") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/internal/testfiles"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 )
 
@@ -91,22 +92,8 @@ func tempSpec(t *testing.T, edit func(name, cfg string) string, names ...string)
 	}
 	root := t.TempDir()
 	dir := filepath.Join(root, "spec")
-	copyFile := func(from, to string, f func(string) string) {
-		t.Helper()
-		b, err := os.ReadFile(from)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(to, []byte(f(string(b))), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	same := func(s string) string { return s }
-	copyFile(filepath.Join(src, "Replication.tla"), filepath.Join(dir, "Replication.tla"), same)
-	copyFile(filepath.Join(filepath.Dir(src), "traces", "tlc", "runs.json"), filepath.Join(root, "traces", "tlc", "runs.json"), same)
+	testfiles.Copy(t, filepath.Join(src, "Replication.tla"), filepath.Join(dir, "Replication.tla"), nil)
+	testfiles.Copy(t, filepath.Join(filepath.Dir(src), "traces", "tlc", "runs.json"), filepath.Join(root, "traces", "tlc", "runs.json"), nil)
 	man, err := tlccfg.LoadManifest(src)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +104,7 @@ func tempSpec(t *testing.T, edit func(name, cfg string) string, names ...string)
 		if !ok {
 			t.Fatalf("no configuration %s", n)
 		}
-		copyFile(man.CfgPath(e), filepath.Join(dir, n+".cfg"), func(s string) string { return edit(n, s) })
+		testfiles.Copy(t, man.CfgPath(e), filepath.Join(dir, n+".cfg"), func(s string) string { return edit(n, s) })
 		entries = append(entries, fmt.Sprintf(`{"name": %q, "policy": %q, "kind": %q, "expect": %q, "property": %q}`, e.Name, e.Policy, e.Kind, e.Expect, e.Property))
 	}
 	m := `{"spec": "Replication.tla", "configs": [` + strings.Join(entries, ",\n") + `]}`

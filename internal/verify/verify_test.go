@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/internal/testfiles"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
@@ -79,17 +80,11 @@ func TestExploreRowsSkipAndJudge(t *testing.T) {
 // copyTrace copies traces/tlc/NAME.json into dir/REL, applying edit.
 func copyTrace(t *testing.T, dir, name, rel string, edit func(string) string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(RunsDir(repoSpec(t)), name+".json"))
-	if err != nil {
+	src := filepath.Join(RunsDir(repoSpec(t)), name+".json")
+	if _, err := os.Stat(src); err != nil {
 		t.Skipf("no TLC trace %s recorded: %v", name, err)
 	}
-	p := filepath.Join(dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(edit(string(b))), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testfiles.Copy(t, src, filepath.Join(dir, rel), edit)
 }
 
 // TLC's traces must replay and show exactly their run's violation at
