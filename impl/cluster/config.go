@@ -63,6 +63,16 @@ type Config struct {
 	// AutoLeaderRebalanceEnable is auto.leader.rebalance.enable (free mode).
 	AutoLeaderRebalanceEnable bool
 
+	// Simulated (with Mode Stepped) is the deterministic simulation's
+	// cluster (Simulate): messages move only when delivered, nothing runs
+	// on its own, but the controller reacts to broker failures and startups
+	// with its own elections, brokers propose ISR expansions and back off
+	// as in free mode, and Now is the simulated clock of every broker.
+	Simulated bool
+	// Now, if set, is the brokers' clock (lag bookkeeping, backoffs,
+	// request deadlines).
+	Now func() time.Time
+
 	// Free mode.
 	Seed   uint64
 	Faults netsim.FaultConfig
@@ -218,6 +228,8 @@ func (c Config) validate() error {
 	switch {
 	case c.Mode != Stepped && c.Mode != Free:
 		return fmt.Errorf("cluster: unknown mode %d", c.Mode)
+	case c.Simulated && c.Mode != Stepped:
+		return fmt.Errorf("cluster: a simulated cluster is stepped")
 	case c.Dir == "":
 		return fmt.Errorf("cluster: Dir is empty")
 	case c.Brokers < 1 || c.Brokers > 99:

@@ -311,7 +311,7 @@ func (n *controllerNode) brokerFailed(b int32, lamport uint64) error {
 		n.mu.Lock()
 		delete(n.channels, b)
 		n.mu.Unlock()
-		if n.cl.cfg.Mode == Free {
+		if n.cl.cfg.Mode == Free || n.cl.cfg.Simulated {
 			rs, _, _ := n.ctrl.OnBrokerFailure(controller.BrokerID(b))
 			n.announce(rs)
 		} else {
@@ -349,12 +349,21 @@ func (n *controllerNode) brokerStarted(b int32, lamport uint64) error {
 		if len(parts) > 0 {
 			n.enqueue(b, parts)
 		}
-		if n.cl.cfg.Mode == Free {
+		if n.cl.cfg.Mode == Free || n.cl.cfg.Simulated {
 			rs, _, _ := n.ctrl.OnBrokerStartup(controller.BrokerID(b))
 			n.announce(rs)
 		} else {
 			n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOnline)
 		}
+	})
+}
+
+// rebalance is one run of the auto leader rebalance task
+// (checkAndTriggerAutoLeaderRebalance): the simulation fires it on its clock.
+func (n *controllerNode) rebalance() error {
+	return n.do(func() {
+		rs, _ := n.ctrl.CheckImbalance()
+		n.announce(rs)
 	})
 }
 
