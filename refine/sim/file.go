@@ -196,6 +196,6 @@ func WriteShrunk(path string, s Shrunk, note string) error {
 // SVG draws a shrunk failure as an SVG timeline.
 func SVG(w io.Writer, s Shrunk, title string) error {
 	return render.SVG(w, s.Config, s.Trace, render.Options{Title: title,
-		Subtitle: fmt.Sprintf("shrunk from %d steps of a simulated run to %d; violates %s", s.From, s.Trace.Len()-1, s.Invariant),
+		Subtitle:   fmt.Sprintf("shrunk from %d steps of a simulated run to %d; violates %s", s.From, s.Trace.Len()-1, s.Invariant),
 		Invariants: []string{s.Invariant}})
 }
