@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/controller"
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/storage"
@@ -81,6 +82,9 @@ type Config struct {
 	// Mutants are seeded bugs passed to every broker (broker.Mutant), for
 	// the mutation check only.
 	Mutants []broker.Mutant
+	// ControllerMutants are seeded controller bugs (controller.Mutant),
+	// for the simulation's checks only.
+	ControllerMutants []controller.Mutant
 
 	// Hook, if set, receives every event (see broker.Event). It is called
 	// from the brokers' and the controller's goroutines, sometimes with
@@ -135,6 +139,7 @@ func DefaultConfig(dir string) Config {
 // auto.leader.rebalance.enable, replica.lag.time.max.ms,
 // replica.fetch.backoff.ms, replica.fetch.wait.max.ms, request.timeout.ms,
 // replica.high.watermark.checkpoint.interval.ms, log.flush.interval.ms,
+// leader.imbalance.check.interval.seconds (fractions allowed),
 // and the spec's Truncation, Fencing, MinIsrGatesHW, UnflushedLoss,
 // LossyNetwork.
 func (c *Config) Set(key, value string) error {
@@ -190,6 +195,12 @@ func (c *Config) Set(key, value string) error {
 		return dur(&c.Timing.HighWatermarkCheckpointInterval)
 	case "log.flush.interval.ms":
 		return dur(&c.Timing.LogFlushInterval)
+	case "leader.imbalance.check.interval.seconds":
+		secs, err := strconv.ParseFloat(value, 64)
+		if err != nil || secs < 0 {
+			return bad(fmt.Errorf("want seconds"))
+		}
+		c.Timing.LeaderImbalanceCheckInterval = time.Duration(secs * float64(time.Second))
 	case "Truncation", "truncation", "policy":
 		p, err := storage.ParsePolicy(value)
 		if err != nil {

@@ -53,6 +53,7 @@ func newControllerNode(cl *Cluster) (*controllerNode, error) {
 	cfg := controller.DefaultConfig()
 	cfg.UncleanLeaderElectionEnable = cl.cfg.UncleanLeaderElectionEnable
 	cfg.AutoLeaderRebalanceEnable = cl.cfg.AutoLeaderRebalanceEnable
+	cfg.Mutants = cl.cfg.ControllerMutants
 	ctrl, err := controller.New(cfg)
 	if err != nil {
 		return nil, err
@@ -217,9 +218,10 @@ func (n *controllerNode) announce(results []controller.ElectionResult) {
 			}
 		}
 		n.cl.emit(Event{
-			Broker:    int32(ControllerNode),
-			Action:    ActElect,
-			Params:    map[string]int64{"r": int64(r.Elected.Leader), "epoch": int64(r.Elected.LeaderEpoch)},
+			Broker: int32(ControllerNode),
+			Action: ActElect,
+			Params: map[string]int64{"r": int64(r.Elected.Leader), "epoch": int64(r.Elected.LeaderEpoch),
+				"strategy": int64(r.Strategy)},
 			Partition: protocol.TopicPartition{Topic: r.Partition.Topic, Partition: r.Partition.Partition},
 			Lamport:   n.clock.Tick(),
 			Seq:       n.cl.seq.Add(1),

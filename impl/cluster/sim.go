@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/controller"
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 )
@@ -52,8 +53,10 @@ type SimConfig struct {
 	// Events is the number of decisions of the fault phase (default 400);
 	// HealEvents bounds the heal phase (default 4000).
 	Events, HealEvents int
-	// Mutants are seeded bugs passed to every broker.
-	Mutants []broker.Mutant
+	// Mutants are seeded bugs passed to every broker, ControllerMutants
+	// to the controller.
+	Mutants           []broker.Mutant
+	ControllerMutants []controller.Mutant
 	// Observe, if set, is called after every decision, with the cluster
 	// quiescent: the model validation hooks in here. An error stops the run
 	// (SimResult.Invalid).
@@ -67,7 +70,7 @@ func DefaultSimSettings() []string {
 	return []string{
 		"brokers=3", "acks=all", "min.insync.replicas=2", "Truncation=LeaderEpoch", "Fencing=true",
 		"unclean.leader.election.enable=false", "UnflushedLoss=false", "LossyNetwork=true",
-		"auto.leader.rebalance.enable=true",
+		"auto.leader.rebalance.enable=true", "leader.imbalance.check.interval.seconds=0.05",
 		"replica.lag.time.max.ms=30", "request.timeout.ms=20", "replica.fetch.backoff.ms=2",
 		"replica.high.watermark.checkpoint.interval.ms=10", "log.flush.interval.ms=15",
 	}
@@ -243,6 +246,7 @@ func Simulate(sc SimConfig) (res SimResult) {
 	cfg.Simulated = true
 	cfg.Seed = sc.Seed
 	cfg.Mutants = sc.Mutants
+	cfg.ControllerMutants = sc.ControllerMutants
 	cfg.Now = func() time.Time { return simEpoch.Add(time.Duration(s.now.Load())) }
 	cfg.Hook = func(e Event) {
 		s.mu.Lock()
@@ -453,13 +457,12 @@ func (s *simulator) fireNextTimer() (string, error) {
 		if s.deadInIsr() {
 			return desc + ": skipped, a dead broker is in the ISR", nil
 		}
-		return desc, s.c.ctrl.rebalance()
+		return desc, s.c.RebalanceLeaders()
 	}
-	b, err := s.c.broker(next.broker)
-	if err != nil {
+	if !s.c.Alive(next.broker) {
 		return desc + ": broker down", nil
 	}
-	return desc, s.c.step(func() error { return b.FireTimer(next.kind) })
+	return desc, s.c.FireTimer(next.broker, next.kind)
 }
 
 func (s *simulator) deadInIsr() bool {
@@ -491,12 +494,12 @@ func (s *simulator) benign(produce bool) []option {
 		}
 		if b.FetcherReady() {
 			opts = append(opts, option{6, func() (string, error) {
-				return fmt.Sprintf("broker %d fetcher turn", id), s.c.step(func() error { return b.FireTimer(broker.TimerFetcher) })
+				return fmt.Sprintf("broker %d fetcher turn", id), s.c.FireTimer(id, broker.TimerFetcher)
 			}})
 		} else if until, ok := b.FetcherBackoff(); ok {
 			opts = append(opts, option{2, func() (string, error) {
 				s.advanceTo(time.Duration(until - simEpoch.UnixNano()))
-				return fmt.Sprintf("broker %d fetcher turn after its backoff", id), s.c.step(func() error { return b.FireTimer(broker.TimerFetcher) })
+				return fmt.Sprintf("broker %d fetcher turn after its backoff", id), s.c.FireTimer(id, broker.TimerFetcher)
 			}})
 		}
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/cluster"
+	"github.com/hwepoch/hwepoch/impl/controller"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/refine"
@@ -65,12 +66,17 @@ type Validator struct {
 	Steps   []cluster.Step
 	// Reads counts the consumer reads checked, Records the records in them.
 	Reads, Records int
-	expected       []string
+	// Elections counts the controller's elections by algorithm
+	// (controller.ElectionStrategy's names); Kinds the model steps by action.
+	Elections map[string]int
+	Kinds     map[model.ActionKind]int
+	expected  []string
 }
 
 // NewValidator starts at the model's initial state.
 func NewValidator(cfg *model.Config) *Validator {
-	return &Validator{cfg: cfg, s: model.Init(cfg), expected: refine.ExpectedInvariants(cfg)}
+	return &Validator{cfg: cfg, s: model.Init(cfg), expected: refine.ExpectedInvariants(cfg),
+		Elections: map[string]int{}, Kinds: map[model.ActionKind]int{}}
 }
 
 // State is the model's state after the steps so far.
@@ -92,6 +98,10 @@ func (v *Validator) Observe(st cluster.SimStep) error {
 			return fmt.Errorf("the implementation took %s, which the model does not enable: %v\nthe model's state:\n%s", step, err, v.render())
 		}
 		v.s = next
+		v.Kinds[a.Kind]++
+		if st, ok := e.Params["strategy"]; ok {
+			v.Elections[controller.ElectionStrategy(st).String()]++
+		}
 		v.Actions = append(v.Actions, a)
 		v.Steps = append(v.Steps, step)
 	}
@@ -156,6 +166,8 @@ type Options struct {
 	Events   int
 	Dir      string
 	Mutants  []broker.Mutant
+	// ControllerMutants are seeded controller bugs.
+	ControllerMutants []controller.Mutant
 }
 
 // Result is a validated run.
@@ -176,6 +188,6 @@ func Run(opt Options) Result {
 	}
 	v := NewValidator(cfg)
 	r := cluster.Simulate(cluster.SimConfig{Seed: opt.Seed, Settings: opt.Settings, Events: opt.Events, Dir: opt.Dir,
-		Mutants: opt.Mutants, Observe: v.Observe})
+		Mutants: opt.Mutants, ControllerMutants: opt.ControllerMutants, Observe: v.Observe})
 	return Result{SimResult: r, Config: cfg, Model: v.s, Validator: v}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/controller"
 	"github.com/hwepoch/hwepoch/model"
 )
 
@@ -63,4 +64,46 @@ func TestSimulationCatchesSeededBugs(t *testing.T) {
 			t.Fatalf("10 seeds did not catch %s", c.m)
 		})
 	}
+}
+
+// The simulation runs the controller's own election algorithms — offline
+// elections when brokers fail and start, preferred elections from the auto
+// leader rebalance timer, the reassignment algorithm for an administrator's
+// election — and ISR changes from the brokers' own decisions (expansion on
+// a fetch, shrinking by lag on the isr-expiration timer), each validated
+// as the spec step it is.
+func TestSimulationRunsTheControllersAlgorithms(t *testing.T) {
+	elections := map[string]int{}
+	kinds := map[model.ActionKind]int{}
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := Run(Options{Seed: seed})
+		if r.Failed() {
+			t.Fatalf("%s", r)
+		}
+		for k, n := range r.Validator.Elections {
+			elections[k] += n
+		}
+		for k, n := range r.Validator.Kinds {
+			kinds[k] += n
+		}
+	}
+	t.Logf("elections %v; ShrinkIsr %d, ExpandIsr %d", elections, kinds[model.ShrinkIsr], kinds[model.ExpandIsr])
+	for _, s := range []controller.ElectionStrategy{controller.OfflinePartitionLeaderElectionStrategy,
+		controller.PreferredReplicaPartitionLeaderElectionStrategy, controller.ReassignPartitionLeaderElectionStrategy} {
+		if elections[s.String()] == 0 {
+			t.Errorf("20 seeds made no %s election", s)
+		}
+	}
+	if kinds[model.ShrinkIsr] == 0 || kinds[model.ExpandIsr] == 0 {
+		t.Errorf("20 seeds changed no ISR on their own: %d shrinks, %d expansions", kinds[model.ShrinkIsr], kinds[model.ExpandIsr])
+	}
+	// A controller whose offline election ignores the ISR is caught.
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := Run(Options{Seed: seed, ControllerMutants: []controller.Mutant{controller.MutantOfflineElectionIgnoresIsr}})
+		if r.Invalid != nil {
+			t.Logf("offline-election-ignores-isr caught at seed %d: %.200s", seed, r.Invalid)
+			return
+		}
+	}
+	t.Errorf("20 seeds did not catch a controller whose offline election ignores the ISR")
 }
