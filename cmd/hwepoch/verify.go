@@ -57,6 +57,10 @@ Stages:
              events validated one by one as steps of the model
   chaos      the implementation run free under seeded chaos: LeaderEpoch
              must lose and diverge nothing; HighWatermark must be caught
+  simulation the deterministic simulation (hwepoch chaos), every decision
+             validated against the model: LeaderEpoch holds on every seed
+             and a seed gives the same event log twice; HighWatermark loses,
+             and its first failing seed shrinks to a trace that replays
 
 Counterexamples -- the violations expected (and any failure) -- are printed
 first, one line per replica per step, numbered as the table refers to them
@@ -184,6 +188,14 @@ flags:
 		chaos.LeaderEpochSeeds, chaos.HWMaxSeeds = 20, 20
 	}
 	stage("chaos", func() []verify.Row { return verify.ChaosRows(chaos, progress) })
+	simPlan := verify.SimulationPlan{LeaderEpochSeeds: 200, HighWatermarkSeeds: 50, Parallel: 2}
+	switch mode {
+	case verify.Quick:
+		simPlan.LeaderEpochSeeds, simPlan.HighWatermarkSeeds = 20, 20
+	case verify.All:
+		simPlan.LeaderEpochSeeds, simPlan.HighWatermarkSeeds = 2000, 200
+	}
+	stage("simulation", func() []verify.Row { return verify.SimulationRows(simPlan, progress) })
 
 	// Counterexamples first, numbered; the table last.
 	n := 0
