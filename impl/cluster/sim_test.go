@@ -31,3 +31,14 @@ func TestSimulationIsDeterministic(t *testing.T) {
 		t.Fatalf("seed 7 did too little to show anything: %s", a)
 	}
 }
+
+// BenchmarkSimulate: one simulation run per op without the model
+// validation (what the implementation side costs alone).
+func BenchmarkSimulate(b *testing.B) {
+	for i := 0; b.Loop(); i++ {
+		if r := Simulate(SimConfig{Seed: uint64(1 + i)}); r.Err != nil {
+			b.Fatal(r.Err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+}

@@ -107,3 +107,19 @@ func TestSimulationRunsTheControllersAlgorithms(t *testing.T) {
 	}
 	t.Errorf("20 seeds did not catch a controller whose offline election ignores the ISR")
 }
+
+// BenchmarkSimulation: one validated simulation run per op (the default
+// 400 decisions of faults, then the heal phase), seeds 1, 2, ... in turn;
+// runs/s is what hwepoch chaos does per core.
+func BenchmarkSimulation(b *testing.B) {
+	decisions := 0
+	for i := 0; b.Loop(); i++ {
+		r := Run(Options{Seed: uint64(1 + i)})
+		if r.Err != nil || r.Invalid != nil {
+			b.Fatalf("%s", r)
+		}
+		decisions += r.Decisions
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+	b.ReportMetric(float64(decisions)/b.Elapsed().Seconds(), "decisions/s")
+}
