@@ -67,7 +67,7 @@ func measure(t *testing.T) *Tally {
 	for _, k := range kinds {
 		tl.Source(k.name, fmt.Sprintf("%d traces", files[k.name]))
 	}
-	rnd := fmt.Sprintf("random traces")
+	rnd := "random traces"
 	tl.Source(rnd, fmt.Sprintf("%d per policy", randomTraces))
 	for i, p := range policies {
 		res, err := random.Run(random.Options{Policy: p, Traces: randomTraces, Seed: int64(1 + i),
