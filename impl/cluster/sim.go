@@ -291,11 +291,7 @@ func Simulate(sc SimConfig) (res SimResult) {
 			break
 		}
 	}
-	res.Final = s.lastSnapshot()
-	res.Verdict = Check(res.Final)
-	res.Produced = res.Final.Producer.NextID
-	res.Acked = len(res.Final.Producer.Acked)
-	res.Committed = len(res.Final.Committed)
+	s.finish()
 	return res
 }
 
@@ -333,6 +329,7 @@ func (s *simulator) decide(n int, opts []option) bool {
 	return s.record(n, desc, s.read)
 }
 
+// finish judges the cluster's state at the end of the run.
 func (s *simulator) finish() {
 	s.res.Final = s.c.Snapshot()
 	s.res.Verdict = Check(s.res.Final)
