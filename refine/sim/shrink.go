@@ -32,8 +32,10 @@ type Shrunk struct {
 
 // Shrink reduces a run's model actions to a short trace that still
 // violates the same safety invariant: the run is cut after the first step
-// that violates one, then steps are removed — in halves, quarters, ... then
-// one at a time, while any removal succeeds — as long as every remaining
+// that violates one, then steps are removed — in halves, quarters, ... down
+// to one at a time, then each step together with the later steps it
+// enabled, then windows of up to six steps at every position, while any
+// removal succeeds — as long as every remaining
 // step stays enabled and the invariant stays violated at the end (delta
 // debugging over the run's events, faults included). Every candidate is
 // checked on the model; the caller replays the result on the
@@ -88,6 +90,49 @@ func Shrink(cfg *model.Config, actions []model.Action) (Shrunk, error) {
 			chunk = max(chunk/2, 1)
 		}
 		chunk = min(chunk, max(len(cur)/2, 1))
+	}
+	// Then each step with whatever it enabled: without step i, the later
+	// steps the model no longer enables are dropped too (a fetch's handling
+	// and response go with the fetch).
+	cascade := func(xs []model.Action, skip int) []model.Action {
+		s := model.Init(cfg)
+		out := make([]model.Action, 0, len(xs))
+		for j, a := range xs {
+			if j == skip {
+				continue
+			}
+			if next, err := model.Apply(cfg, s, a); err == nil {
+				s = next
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	cascadePass := func() (removed bool) {
+		for i := len(cur) - 1; i >= 0 && tests < maxShrinkTests; i-- {
+			if cand := cascade(cur, i); fails(cand) {
+				cur, removed = cand, true
+				i = min(i, len(cur))
+			}
+		}
+		return removed
+	}
+	// Windows of a few steps at every position, not only at multiples of
+	// their size: a request, its handling and its response go together.
+	windowPass := func() (removed bool) {
+		for size := 6; size >= 1; size-- {
+			for start := len(cur) - size; start >= 0 && tests < maxShrinkTests; start-- {
+				cand := append(append([]model.Action(nil), cur[:start]...), cur[start+size:]...)
+				if fails(cand) {
+					cur, removed = cand, true
+					start = min(start, len(cur)-size+1)
+				}
+			}
+		}
+		return removed
+	}
+	for tests < maxShrinkTests && (cascadePass() || windowPass()) {
+		// A removal can make another possible: go round until none is.
 	}
 	bounded := *cfg
 	tr, err := refine.ActionsTrace("shrunk", cfg, cur)

@@ -2,12 +2,14 @@ package sim
 
 import (
 	"flag"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/controller"
 	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/refine"
 )
 
 var seeds = flag.Int("sim.seeds", 20, "simulation seeds per policy")
@@ -122,4 +124,42 @@ func BenchmarkSimulation(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 	b.ReportMetric(float64(decisions)/b.Elapsed().Seconds(), "decisions/s")
+}
+
+// A HighWatermark run that loses records shrinks to a trace a fraction of
+// its length that still violates the same invariant, replays on model and
+// implementation, and writes and reads back as a regression.
+func TestShrinkAFailingRun(t *testing.T) {
+	for seed := uint64(1); seed <= 30; seed++ {
+		r := Run(Options{Seed: seed, Settings: []string{"Truncation=" + model.HighWatermark}})
+		if !r.Failed() {
+			continue
+		}
+		s, err := Shrink(r.Config, r.Validator.Actions)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		n := s.Trace.Len() - 1
+		t.Logf("seed %d: %d model steps shrunk to %d violating %s (%d candidates)", seed, s.From, n, s.Invariant, s.Tests)
+		if n*4 > s.From {
+			t.Errorf("shrunk only to %d of %d steps", n, s.From)
+		}
+		last := s.Trace.Steps[n].State
+		if bad := refine.Violated(s.Config, last, []string{s.Invariant}); len(bad) == 0 {
+			t.Errorf("the shrunk trace does not violate %s", s.Invariant)
+		}
+		if err := ReplayShrunk(s); err != nil {
+			t.Errorf("the shrunk trace does not replay: %v", err)
+		}
+		path := filepath.Join(t.TempDir(), "x.itf.json")
+		if err := WriteShrunk(path, s, "test"); err != nil {
+			t.Fatal(err)
+		}
+		cases, err := refine.Load(path)
+		if err != nil || len(cases) != 1 || cases[0].Trace.Len() != s.Trace.Len() {
+			t.Fatalf("reading the regression back: %v", err)
+		}
+		return
+	}
+	t.Fatal("30 HighWatermark seeds lost nothing")
 }
