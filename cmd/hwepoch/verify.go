@@ -57,7 +57,7 @@ Stages:
              events validated one by one as steps of the model
   chaos      the implementation run free under seeded chaos: LeaderEpoch
              must lose and diverge nothing; HighWatermark must be caught
-  simulation the deterministic simulation (hwepoch chaos), every decision
+  simulate   the deterministic simulation (hwepoch chaos), every decision
              validated against the model: LeaderEpoch holds on every seed
              and a seed gives the same event log twice; HighWatermark loses,
              and its first failing seed shrinks to a trace that replays
@@ -195,7 +195,7 @@ flags:
 	case verify.All:
 		simPlan.LeaderEpochSeeds, simPlan.HighWatermarkSeeds = 2000, 200
 	}
-	stage("simulation", func() []verify.Row { return verify.SimulationRows(simPlan, progress) })
+	stage("simulate", func() []verify.Row { return verify.SimulationRows(simPlan, progress) })
 
 	// Counterexamples first, numbered; the table last.
 	n := 0

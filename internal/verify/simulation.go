@@ -28,7 +28,7 @@ type SimulationPlan struct {
 func SimulationRows(plan SimulationPlan, progress io.Writer) []Row {
 	item := "3 brokers acks=all minISR=2 fencing, validated"
 	run := func(policy string, n int) (rows Row, fails []sim.Result) {
-		row := Row{Stage: "simulation", Item: item, Policy: policy, Status: Pass}
+		row := Row{Stage: "simulate", Item: item, Policy: policy, Status: Pass}
 		start := time.Now()
 		decisions, acked, reads := 0, 0, 0
 		sim.Campaign(sim.CampaignOptions{First: 1, Seeds: n, Settings: []string{"Truncation=" + policy}, Parallel: plan.Parallel},
@@ -39,7 +39,7 @@ func SimulationRows(plan SimulationPlan, progress io.Writer) []Row {
 					reads += r.Validator.Reads
 				}
 				if progress != nil && (r.Failed() || r.Seed%50 == 0) {
-					fmt.Fprintf(progress, "hwepoch verify: [simulation] %s %s\n", policy, r)
+					fmt.Fprintf(progress, "hwepoch verify: [simulate] %s %s\n", policy, r)
 				}
 				switch {
 				case r.Err != nil || r.Invalid != nil || !r.Converged:
