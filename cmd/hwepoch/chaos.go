@@ -35,9 +35,10 @@ or consumer-visible record is lost and no replica diverges.
 
 By default each seed is a deterministic simulation: the real brokers,
 controller, fetchers, producer and storage, driven by one seeded scheduler
-over simulated time (message delivery in any order, timers, crashes that
-lose the unflushed tail, restarts, partitions, lost requests, elections by
-the controller's own algorithms and by an administrator). Every decision is
+over simulated time (message delivery in any order, the brokers' and the
+controller's timers, crashes (losing the unflushed tail with -unflushed),
+restarts, partitions, lost requests, elections by the controller's own
+algorithms and by an administrator). Every decision is
 validated against the model: each event must be a step the model takes, the
 cluster's state (acknowledgements and committed records included) must equal
 the model's after it, and every consumer read must stay below the leader's
@@ -68,10 +69,11 @@ run errs, does not converge or departs from the model; 2 on bad use.
 -expect auto is holds where the spec promises it (LeaderEpoch with
 fencing, acks=all or 0, clean elections, no unflushed loss), violated for
 HighWatermark, Kip101 and acks=1, any otherwise (a violation is possible
-but rare). With
--replay: 0 when the replayed run reproduces and neither loses nor diverges,
-1 when it loses, diverges or does not reproduce, 2 when the file cannot be
-replayed (the reason is printed).
+but rare).
+
+With -replay the exit status is 0 when the replayed run reproduces and
+neither loses nor diverges, 1 when it loses, diverges or does not
+reproduce, 2 when the file cannot be replayed (the reason is printed).
 
 flags:`
 
