@@ -40,6 +40,28 @@ func TestSimulatedRunsHoldToTheModel(t *testing.T) {
 	}
 }
 
+// The other configurations hold to the model too: unclean elections,
+// unflushed loss, acks=1, no fencing, two and five brokers (their losses
+// and divergences, where the spec allows them, are the model's too).
+func TestSimulatedVariantsHoldToTheModel(t *testing.T) {
+	for _, settings := range [][]string{
+		{"unclean.leader.election.enable=true"},
+		{"UnflushedLoss=true"},
+		{"acks=1", "min.insync.replicas=1"},
+		{"Fencing=false"},
+		{"brokers=2", "min.insync.replicas=1"},
+		{"brokers=5", "min.insync.replicas=3"},
+		{"Truncation=Kip101", "unclean.leader.election.enable=true", "UnflushedLoss=true"},
+	} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			r := Run(Options{Seed: seed, Settings: settings})
+			if r.Err != nil || r.Invalid != nil || !r.Converged {
+				t.Errorf("%v seed %d: %s", settings, seed, r)
+			}
+		}
+	}
+}
+
 // Each seeded bug is caught, at the decision it shows: a broker serving a
 // consumer past the HW (the broker's consumer path, not the client's
 // filter), acks=all answered at the append (the acknowledgement checked at
