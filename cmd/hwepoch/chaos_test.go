@@ -57,6 +57,25 @@ func TestChaosHighWatermarkFailuresReplay(t *testing.T) {
 			t.Errorf("hwepoch replay %s.itf.json: exit %d\n%s", base, code, rout)
 		}
 	}
+	// A run whose recorded hash is not what its seed gives is not
+	// reproduced: exit 1, saying so.
+	b, err := os.ReadFile(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "# hash ") {
+			lines[i] = "# hash " + strings.Repeat("0", 64)
+		}
+	}
+	tampered := filepath.Join(dir, "tampered.sim")
+	if err := os.WriteFile(tampered, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, rout, _ := runCLI("chaos", "-replay", tampered); code != 1 || !strings.Contains(rout, "NOT reproduced") {
+		t.Errorf("a tampered hash: exit %d (want 1)\n%s", code, rout)
+	}
 }
 
 // A LeaderEpoch campaign holds (exit 0).
