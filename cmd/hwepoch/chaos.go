@@ -101,6 +101,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "chaos-failures", "directory for failing seeds' runs and shrunk traces")
 	replay := fs.String("replay", "", "instead, replay a run written to -out (a .sim file or a -free run's .steps file)")
 	verbose := fs.Bool("v", false, "print every seed, and failing seeds' whole fault schedules")
+	printLog := fs.Bool("log", false, "simulation: print each seed's event log (every decision, the events it caused, a status line per broker); with -replay, the replayed seed's")
 	var settings settingsFlag
 	fs.Var(&settings, "set", "extra setting key=value (Kafka names, e.g. replica.lag.time.max.ms=60); repeatable")
 	fs.Usage = func() {
@@ -115,7 +116,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 		return bad("unexpected argument %q", fs.Arg(0))
 	}
 	if *replay != "" {
-		return replayRun(*replay, stdout, stderr)
+		return replayRun(*replay, *printLog, stdout, stderr)
 	}
 	p, err := storage.ParsePolicy(*policy)
 	if err != nil {
@@ -180,11 +181,11 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "chaos: %d simulated seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %d decisions of faults each, %d at a time; expect %s\n",
 		*seeds, *first, p, *brokers, a, *minIsr, *unclean, *unflushed, *fencing, *events, *parallel, want)
 	return simChaos(sim.CampaignOptions{First: *first, Seeds: *seeds, Settings: simSettings, Events: *events, Parallel: *parallel},
-		string(p), want, *out, *verbose, stdout, stderr)
+		string(p), want, *out, *verbose, *printLog, stdout, stderr)
 }
 
 // simChaos runs the simulated campaign.
-func simChaos(opt sim.CampaignOptions, policy, want, out string, verbose bool, stdout, stderr io.Writer) int {
+func simChaos(opt sim.CampaignOptions, policy, want, out string, verbose, printLog bool, stdout, stderr io.Writer) int {
 	start := time.Now()
 	lastReport := start
 	var lost, broken, acked, reads, done int
@@ -193,6 +194,9 @@ func simChaos(opt sim.CampaignOptions, policy, want, out string, verbose bool, s
 		acked += r.Acked
 		if r.Validator != nil {
 			reads += r.Validator.Reads
+		}
+		if printLog {
+			fmt.Fprintf(stdout, "seed %d event log (sha256 %s):\n%s\n", r.Seed, r.Hash(), strings.Join(r.Log, "\n"))
 		}
 		if verbose || r.Failed() {
 			fmt.Fprintf(stdout, "[%d/%d] %s\n", done, opt.Seeds, r)
@@ -354,7 +358,7 @@ func writeFreeFailure(dir string, r cluster.ChaosResult, base cluster.ChaosConfi
 }
 
 // replayRun replays a run file (-replay).
-func replayRun(path string, stdout, stderr io.Writer) int {
+func replayRun(path string, printLog bool, stdout, stderr io.Writer) int {
 	f, err := os.Open(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "hwepoch chaos: %v\n", err)
@@ -385,6 +389,9 @@ func replayRun(path string, stdout, stderr io.Writer) int {
 	code := 0
 	if rf.Simulated {
 		rr := rep.Rerun
+		if printLog {
+			fmt.Fprintf(stdout, "%s\n", strings.Join(rr.Log, "\n"))
+		}
 		fmt.Fprintf(stdout, "simulated seed %d again (%d decisions): event log sha256 %s\n", rf.Seed, rr.Decisions, rr.Hash())
 		if rep.Reproduced {
 			fmt.Fprintf(stdout, "  reproduced exactly: the recorded hash\n")
