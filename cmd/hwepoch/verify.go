@@ -64,6 +64,10 @@ Stages:
              events validated one by one as steps of the model
   chaos      the implementation run free under seeded chaos: LeaderEpoch
              must lose and diverge nothing; HighWatermark must be caught
+  simulate   the deterministic simulation (hwepoch chaos), every decision
+             validated against the model: LeaderEpoch holds on every seed
+             and a seed gives the same event log twice; HighWatermark loses,
+             and its first failing seed shrinks to a trace that replays
 
 Counterexamples are numbered ([n]) as the rows found with -v refer to them.
 Against TLC's recorded runs, "=" means the same distinct states and depth
@@ -203,6 +207,14 @@ flags:
 		chaos.LeaderEpochSeeds, chaos.HWMaxSeeds = 20, 20
 	}
 	stage("chaos", func() []verify.Row { return verify.ChaosRows(chaos, items) })
+	simPlan := verify.SimulationPlan{LeaderEpochSeeds: 200, HighWatermarkSeeds: 50, Parallel: 2}
+	switch mode {
+	case verify.Quick:
+		simPlan.LeaderEpochSeeds, simPlan.HighWatermarkSeeds = 20, 20
+	case verify.All:
+		simPlan.LeaderEpochSeeds, simPlan.HighWatermarkSeeds = 2000, 200
+	}
+	stage("simulate", func() []verify.Row { return verify.SimulationRows(simPlan, items) })
 
 	writeVerifyReport(stdout, rows, took, mode, *traces, *verbose)
 	for _, nt := range notes {

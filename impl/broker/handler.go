@@ -145,7 +145,7 @@ func (b *Broker) answerFetch(m netsim.Message, req protocol.FetchRequest) {
 		}
 		p.mu.Unlock()
 		resp.Partitions = append(resp.Partitions, part)
-		if inSync && !b.cfg.Stepped {
+		if inSync && (!b.cfg.Stepped || b.cfg.Simulated) {
 			expand = append(expand, p)
 		}
 	}

@@ -144,6 +144,9 @@ func (p *Partition) fetchAsLeader(replicaID int32, fp protocol.FetchPartition, n
 	upTo := leo
 	if replicaID == protocol.ConsumerReplicaID {
 		upTo = p.hw
+		if p.b.mutant(MutantConsumerPastHW) { // mutant hook: the consumer is served up to the LEO
+			upTo = leo
+		}
 	} else {
 		p.updateFollowerFetchState(replicaID, fp.FetchOffset, leo, now)
 		p.maybeIncrementLeaderHW(p.epoch)
@@ -167,6 +170,9 @@ func (p *Partition) fetchAsLeader(replicaID int32, fp protocol.FetchPartition, n
 // previous fetch.
 func (p *Partition) updateFollowerFetchState(f int32, fetchOffset, leaderLEO int64, now time.Time) {
 	rr := p.remote(f)
+	if p.b.mutant(MutantLagFromLastFetch) { // mutant hook: any fetch counts as caught up
+		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, now)
+	}
 	if fetchOffset >= leaderLEO {
 		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, now)
 	} else if rr.lastFetchLeaderLEO >= 0 && fetchOffset >= rr.lastFetchLeaderLEO {

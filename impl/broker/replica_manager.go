@@ -97,7 +97,8 @@ func (rm *ReplicaManager) loadPartitions() error {
 
 // create opens (creating if needed) a partition's log and registers it.
 func (rm *ReplicaManager) create(tp protocol.TopicPartition, hwCheckpoint int64, replicas []int32) (*Partition, error) {
-	log, err := storage.Open(partitionDir(rm.b.cfg.Dir, tp), storage.Options{SegmentBytes: rm.b.cfg.SegmentBytes, Recover: true})
+	log, err := storage.Open(partitionDir(rm.b.cfg.Dir, tp), storage.Options{SegmentBytes: rm.b.cfg.SegmentBytes, Recover: true,
+		TolerateEpochMismatch: rm.b.cfg.Policy != storage.LeaderEpoch || !rm.b.cfg.Fencing})
 	if err != nil {
 		return nil, fmt.Errorf("broker %d: open log of %s: %w", rm.b.cfg.BrokerID, tp, err)
 	}

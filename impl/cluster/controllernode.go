@@ -53,6 +53,7 @@ func newControllerNode(cl *Cluster) (*controllerNode, error) {
 	cfg := controller.DefaultConfig()
 	cfg.UncleanLeaderElectionEnable = cl.cfg.UncleanLeaderElectionEnable
 	cfg.AutoLeaderRebalanceEnable = cl.cfg.AutoLeaderRebalanceEnable
+	cfg.Mutants = cl.cfg.ControllerMutants
 	ctrl, err := controller.New(cfg)
 	if err != nil {
 		return nil, err
@@ -217,9 +218,10 @@ func (n *controllerNode) announce(results []controller.ElectionResult) {
 			}
 		}
 		n.cl.emit(Event{
-			Broker:    int32(ControllerNode),
-			Action:    ActElect,
-			Params:    map[string]int64{"r": int64(r.Elected.Leader), "epoch": int64(r.Elected.LeaderEpoch)},
+			Broker: int32(ControllerNode),
+			Action: ActElect,
+			Params: map[string]int64{"r": int64(r.Elected.Leader), "epoch": int64(r.Elected.LeaderEpoch),
+				"strategy": int64(r.Strategy)},
 			Partition: protocol.TopicPartition{Topic: r.Partition.Topic, Partition: r.Partition.Partition},
 			Lamport:   n.clock.Tick(),
 			Seq:       n.cl.seq.Add(1),
@@ -311,7 +313,7 @@ func (n *controllerNode) brokerFailed(b int32, lamport uint64) error {
 		n.mu.Lock()
 		delete(n.channels, b)
 		n.mu.Unlock()
-		if n.cl.cfg.Mode == Free {
+		if n.cl.cfg.Mode == Free || n.cl.cfg.Simulated {
 			rs, _, _ := n.ctrl.OnBrokerFailure(controller.BrokerID(b))
 			n.announce(rs)
 		} else {
@@ -349,12 +351,21 @@ func (n *controllerNode) brokerStarted(b int32, lamport uint64) error {
 		if len(parts) > 0 {
 			n.enqueue(b, parts)
 		}
-		if n.cl.cfg.Mode == Free {
+		if n.cl.cfg.Mode == Free || n.cl.cfg.Simulated {
 			rs, _, _ := n.ctrl.OnBrokerStartup(controller.BrokerID(b))
 			n.announce(rs)
 		} else {
 			n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOnline)
 		}
+	})
+}
+
+// rebalance is one run of the auto leader rebalance task
+// (checkAndTriggerAutoLeaderRebalance): the simulation fires it on its clock.
+func (n *controllerNode) rebalance() error {
+	return n.do(func() {
+		rs, _ := n.ctrl.CheckImbalance()
+		n.announce(rs)
 	})
 }
 
