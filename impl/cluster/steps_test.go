@@ -33,3 +33,19 @@ func TestReadStepsRefusesGarbageDuplicatesAndOutOfRange(t *testing.T) {
 		t.Errorf("Apply(Elect(4294967297)): %v", err)
 	}
 }
+
+// WriteSteps writes a key given twice once, with its last value, so that
+// ReadSteps (which refuses duplicates) reads back what a run used.
+func TestWriteStepsKeepsTheLastSetting(t *testing.T) {
+	var b strings.Builder
+	if err := WriteSteps(&b, []string{"brokers=3", "Truncation=LeaderEpoch", "Truncation=HighWatermark"}, []Step{S(ActElect, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	settings, steps, err := ReadSteps(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatalf("%v in:\n%s", err, b.String())
+	}
+	if len(settings) != 2 || settings[1] != "Truncation=HighWatermark" || len(steps) != 1 {
+		t.Fatalf("settings %v steps %v", settings, steps)
+	}
+}

@@ -237,6 +237,11 @@ func (r Row) OneLine(n, width int, fallback string) string {
 		head += ": "
 		tail = "  # in full: " + fallback
 	}
+	// At least 10 columns of what was found; a head too long for that (a
+	// long item name) is clipped instead, so the line stays within width.
+	if room := width - utf8.RuneCountInString(tail) - 10; utf8.RuneCountInString(head) > room {
+		head = Clip(head, room-2) + ": "
+	}
 	room := width - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
-	return head + Clip(found, max(room, 10)) + tail
+	return head + Clip(found, room) + tail
 }
