@@ -263,7 +263,7 @@ func TestTLCTraceLemmaTableIsCurrent(t *testing.T) {
 // with its bounds, what it must give, and what TLC recorded.
 func TestConfigurationTableIsCurrent(t *testing.T) {
 	spec, man := specManifest(t)
-	runs, note, err := verify.LoadRuns(man, verify.RunsDir(spec))
+	runs, note, err := verify.LoadRuns(man, verify.RunsFile(spec))
 	if err != nil {
 		t.Fatal(err)
 	}

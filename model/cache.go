@@ -42,8 +42,14 @@ func Assign(cfg *Config, c []Entry, e, s int) []Entry {
 }
 
 // TruncateFromEnd mirrors TruncateFromEnd(c, o): keep entries with start < o.
-// It returns c itself when nothing is dropped.
+// It returns c itself when nothing is dropped. A negative o (Kafka's
+// UNDEFINED_EPOCH_OFFSET, -1) changes nothing, as in Kafka's
+// LeaderEpochFileCache.truncateFromEnd ("if (endOffset >= 0 && ...)");
+// the spec only ever passes an LEO or an offset below one, never -1.
 func TruncateFromEnd(c []Entry, o int) []Entry {
+	if o < 0 {
+		return c
+	}
 	keep := 0
 	for _, x := range c {
 		if x.Start < o {

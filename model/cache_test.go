@@ -1,6 +1,9 @@
 package model
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func entries(pairs ...int) []Entry {
 	var c []Entry
@@ -144,5 +147,20 @@ func TestUndefinedAnswerPerRelease(t *testing.T) {
 		if got := TruncationTarget(cfg, &s, 0, EpochOffset{-1, -1}, 3); got != (Target{c.want, true}) {
 			t.Errorf("%s: %v, want truncate to %d", c.policy, got, c.want)
 		}
+	}
+}
+
+// TruncateFromEnd with Kafka's UNDEFINED_EPOCH_OFFSET (-1), or any negative
+// offset, changes nothing, as Kafka's LeaderEpochFileCache.truncateFromEnd
+// and impl/storage's cache do (it used to empty the cache).
+func TestTruncateFromEndUndefinedOffset(t *testing.T) {
+	c := []Entry{{Epoch: 0, Start: 0}, {Epoch: 2, Start: 3}}
+	for _, o := range []int{-1, -5} {
+		if got := TruncateFromEnd(c, o); !slices.Equal(got, c) {
+			t.Errorf("TruncateFromEnd(%v, %d) = %v, want it unchanged", c, o, got)
+		}
+	}
+	if got := TruncateFromEnd(c, 0); len(got) != 0 {
+		t.Errorf("TruncateFromEnd(%v, 0) = %v, want empty", c, got)
 	}
 }

@@ -94,12 +94,15 @@ func LoadWithConfig(path, cfgPath string) ([]Case, error) {
 // loadTLC reads a TLC -dumpTrace json or tla file with its configuration:
 // chk, or the one runs.json or the file's name gives.
 func loadTLC(path string, chk *tlccfg.Check, load func(string, *model.Config, string) (trace.Trace, error)) (Case, error) {
-	cfgName, err := tlcConfigName(path)
+	cfgName, run, err := tlcConfigName(path)
 	if err != nil {
 		return Case{}, err
 	}
 	if chk == nil {
 		if chk, err = specConfig(path, cfgName); err != nil {
+			return Case{}, err
+		}
+		if err := sameCfg(path, cfgName, run); err != nil {
 			return Case{}, err
 		}
 	} else if err := agrees(path, cfgName, chk); err != nil {
@@ -114,11 +117,12 @@ func loadTLC(path string, chk *tlccfg.Check, load func(string, *model.Config, st
 
 // tlcConfigName is the configuration a TLC trace was made on: the run in
 // runs.json (next to the trace or one directory up, for traces/tlc/sim/)
-// whose traceJson is this file, else the file's base name.
-func tlcConfigName(path string) (string, error) {
+// whose traceJson is this file, with that run, else the file's base name
+// (and no run).
+func tlcConfigName(path string) (string, *tlcjson.Run, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	for _, dir := range []string{filepath.Dir(abs), filepath.Dir(filepath.Dir(abs))} {
 		runs, err := tlcjson.LoadRuns(dir)
@@ -126,7 +130,7 @@ func tlcConfigName(path string) (string, error) {
 			continue
 		}
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		rel, err := filepath.Rel(dir, abs)
 		if err != nil {
@@ -135,12 +139,42 @@ func tlcConfigName(path string) (string, error) {
 		for _, r := range runs.Runs {
 			for _, f := range []string{r.TraceJSON, r.TraceTLA} {
 				if f != "" && filepath.Clean(f) == rel && r.Config != "" {
-					return r.Config, nil
+					return r.Config, &r, nil
 				}
 			}
 		}
 	}
-	return tlccfg.Base(path), nil
+	return tlccfg.Base(path), nil, nil
+}
+
+// StaleRunError says a TLC trace's run was made on another version of its
+// .cfg than spec/ holds now: replayed under this one it proves nothing.
+type StaleRunError struct {
+	Trace, Config string
+}
+
+func (e *StaleRunError) Error() string {
+	return fmt.Sprintf("%s: %s.cfg changed since TLC's run made this trace (its cfgSha256 in runs.json differs): rerun `hwepoch tlc %s`, or give the configuration it was made with (-cfg FILE.cfg)",
+		e.Trace, e.Config, e.Config)
+}
+
+// sameCfg checks that run, if any, was made on spec/NAME.cfg as it is now.
+func sameCfg(tracePath, name string, run *tlcjson.Run) error {
+	if run == nil {
+		return nil
+	}
+	dir, err := tlccfg.FindSpecDir(filepath.Dir(tracePath))
+	if err != nil {
+		return nil // specConfig has found it already
+	}
+	sum, err := tlcjson.FileSHA256(filepath.Join(dir, name+".cfg"))
+	if err != nil {
+		return err
+	}
+	if sum != run.CfgSHA256 {
+		return &StaleRunError{Trace: tracePath, Config: name}
+	}
+	return nil
 }
 
 // specConfig loads spec/NAME.cfg, finding spec/ above the trace file.

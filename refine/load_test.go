@@ -2,11 +2,13 @@ package refine
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/internal/testfiles"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace/itf"
 )
@@ -194,5 +196,27 @@ func TestITFWithoutActionsIsInferred(t *testing.T) {
 		if _, err := Load(write(doc)); err == nil || !strings.Contains(err.Error(), "state 1: #meta.action: none recorded") {
 			t.Errorf("%s with states swapped: %v", name, err)
 		}
+	}
+}
+
+// A TLC trace is not loaded under a .cfg edited after the run that made
+// it (runs.json's cfgSha256): replay would judge it under rules it was not
+// made with. Unedited, it loads.
+func TestLoadRefusesATraceOfAnotherCfg(t *testing.T) {
+	root := t.TempDir()
+	testfiles.Copy(t, filepath.Join("..", "spec", "manifest.json"), filepath.Join(root, "spec", "manifest.json"), nil)
+	testfiles.Copy(t, filepath.Join("..", "traces", "tlc", "runs.json"), filepath.Join(root, "traces", "tlc", "runs.json"), nil)
+	testfiles.Copy(t, filepath.Join("..", "traces", "tlc", "w-acked.json"), filepath.Join(root, "traces", "tlc", "w-acked.json"), nil)
+	cfg := filepath.Join(root, "spec", "w-acked.cfg")
+	trace := filepath.Join(root, "traces", "tlc", "w-acked.json")
+	testfiles.Copy(t, filepath.Join("..", "spec", "w-acked.cfg"), cfg, nil)
+	if _, err := Load(trace); err != nil {
+		t.Fatalf("the recorded .cfg: %v", err)
+	}
+	testfiles.Copy(t, filepath.Join("..", "spec", "w-acked.cfg"), cfg, func(s string) string { return s + "\\* edited\n" })
+	_, err := Load(trace)
+	var stale *StaleRunError
+	if !errors.As(err, &stale) || !strings.Contains(err.Error(), "w-acked.cfg changed since TLC's run") {
+		t.Errorf("an edited .cfg: %v", err)
 	}
 }

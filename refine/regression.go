@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hwepoch/hwepoch/internal/strictjson"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace"
 	"github.com/hwepoch/hwepoch/trace/itf"
@@ -48,7 +49,7 @@ func readITFMeta(path string, b []byte) (itfMeta, error) {
 	var doc struct {
 		Meta map[string]json.RawMessage `json:"#meta"`
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
+	if err := strictjson.Unmarshal(b, &doc); err != nil {
 		return itfMeta{}, fmt.Errorf("%s: not ITF JSON: %w", path, err)
 	}
 	var m itfMeta

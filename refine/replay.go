@@ -205,7 +205,11 @@ func ReplayImpl(cfg *model.Config, tr trace.Trace, states []model.State, opt Opt
 // Step and Action left for the caller) and the abstract state, if the
 // snapshot had one.
 func Check(cfg *model.Config, c *cluster.Cluster, want model.State) (*model.State, *Mismatch) {
-	snap := c.Snapshot()
+	return CheckSnapshot(cfg, c.Snapshot(), want)
+}
+
+// CheckSnapshot is Check of a snapshot already taken.
+func CheckSnapshot(cfg *model.Config, snap cluster.Snapshot, want model.State) (*model.State, *Mismatch) {
 	got, err := Abstract(cfg, snap)
 	if err != nil {
 		return nil, &Mismatch{Side: "implementation", What: err.Error()}

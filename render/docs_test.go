@@ -99,3 +99,31 @@ func TestDocsVerdictTableIsCurrent(t *testing.T) {
 		t.Errorf("docs/scenarios.md's verdict table is stale: replace the lines between the markers with the output of go run ./cmd/hwepoch scenario -all -table\n got:\n%s\nwant:\n%s", block, want)
 	}
 }
+
+// A picture shows the first sentence of each phase note. Where a scenario
+// runs with and without fencing, a note both cases show must not tell one
+// case's story in that sentence (kip320-zombie-follower's Fencing=TRUE
+// picture said "r2 fetches again, from 2 without fencing: r1's HW moves to
+// 2", which happens only without it).
+func TestPhaseNotesFitEveryCaseTheyAreShownIn(t *testing.T) {
+	scs, err := scenario.LoadDir(filepath.Join("..", "traces", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range scs {
+		for _, c := range sc.Cases() {
+			if c.Variant.Name != "Fencing" {
+				continue
+			}
+			fenced := c.Variant.String() == "Fencing=TRUE"
+			for step, note := range sc.Notes(c) {
+				first := strings.ToLower(firstSentence(note))
+				without := strings.Contains(first, "without fencing")
+				with := strings.Contains(strings.ReplaceAll(first, "without fencing", ""), "with fencing")
+				if fenced && without || !fenced && with {
+					t.Errorf("%s %s, the phase at step %d: the picture says %q, the other case's story", sc.Name, c, step, firstSentence(note))
+				}
+			}
+		}
+	}
+}

@@ -15,20 +15,31 @@ import (
 // flight. A '*' marks the replicas the step changed.
 func Render(w io.Writer, cfg *model.Config, t Trace) {
 	for i, st := range t.Steps {
-		s := st.State
-		act := "Init"
-		if st.Action.Kind != model.NoAction {
-			act = ActionString(st.Action)
+		var prev *model.State
+		if i > 0 {
+			prev = &t.Steps[i-1].State
 		}
-		fmt.Fprintf(w, "%3d %-44s ctrl %s e%d isr{%s} next=%d crashes=%d acked%s committed%s\n",
-			i, act, s.CtrlLeader, s.CtrlEpoch, replicas(s.CtrlIsr), s.NextId, s.Crashes, offsetIDs(s.Acked), offsetIDs(s.Committed))
-		for r, name := range cfg.Replicas {
-			mark := " "
-			if i > 0 && replicaChanged(&t.Steps[i-1].State, &s, r) {
-				mark = "*"
-			}
-			fmt.Fprintf(w, "    %s%-4s %s\n", mark, name, ReplicaLine(cfg, &s, r))
+		RenderStep(w, cfg, i, st, prev)
+	}
+}
+
+// RenderStep writes step i of a trace as Render does; prev is the state
+// before it (nil for Init). With it a caller can render a trace it does
+// not keep (scenario.Walk).
+func RenderStep(w io.Writer, cfg *model.Config, i int, st Step, prev *model.State) {
+	s := st.State
+	act := "Init"
+	if st.Action.Kind != model.NoAction {
+		act = ActionString(st.Action)
+	}
+	fmt.Fprintf(w, "%3d %-44s ctrl %s e%d isr{%s} next=%d crashes=%d acked%s committed%s\n",
+		i, act, s.CtrlLeader, s.CtrlEpoch, replicas(s.CtrlIsr), s.NextId, s.Crashes, offsetIDs(s.Acked), offsetIDs(s.Committed))
+	for r, name := range cfg.Replicas {
+		mark := " "
+		if prev != nil && replicaChanged(prev, &s, r) {
+			mark = "*"
 		}
+		fmt.Fprintf(w, "    %s%-4s %s\n", mark, name, ReplicaLine(cfg, &s, r))
 	}
 }
 
@@ -95,3 +106,44 @@ func offsetIDs(xs []model.OffsetID) string {
 	}
 	return "{" + strings.Join(ss, " ") + "}"
 }
+
+// Notation explains the dense format of Render, for `hwepoch help
+// notation` and docs/spec.md ("Reading a trace"), which must quote it
+// verbatim (cmd/hwepoch's TestNotationIsDocumented).
+const Notation = `Each step is one line, then one line per replica:
+
+ 12 HandleLeaderAndIsr(r=r2)   ctrl r2 e2 isr{r1,r2} next=2 crashes=0 acked{0:1} committed{0:1}
+    r1   Leader   e0  leo 1 hw 1 ckpt 0 | 0:0/1 | cache 0@0 | isr{r1,r2} views[-1 1]
+   *r2   Follower e1  leo 1 hw 0 ckpt 0 | 0:0/1 | cache 0@0 | of r1 Fetching
+         | slot Fetch(r2->r1 offset=1 ce=0) | queue 1 (head e2 leader r2)
+(r2's line is wrapped here; it is one line.)
+
+The step line: the step's number (0 is Init), the action with its
+parameters, then the controller and the producers' view:
+  ctrl r2 e2 isr{r1,r2}  the controller's leader, leader epoch and ISR
+  next=2                 the id the next produced record gets
+  crashes=0              crashes so far (bounded by MaxCrashes)
+  acked{0:1}             records acknowledged to producers, as offset:id
+  committed{0:1}         records committed (below a leader's HW), offset:id
+
+A replica line:
+  *                      this step changed this replica
+  Follower e1            its role and the leader epoch it knows
+  leo 1 hw 0             its log end offset and high watermark (both exclusive)
+  ckpt 0                 the HW in its replication-offset-checkpoint file
+  0:0/1                  its log, one offset:epoch/id cell per record
+  cache 0@0              its leader-epoch-checkpoint: epoch@start offset
+  isr{r1,r2}             (a leader) its ISR
+  views[-1 1]            (a leader) each replica's LEO as it last heard it,
+                         in Replicas order; -1: not heard yet
+  of r1 Fetching         (a follower) its leader and fetch state: Truncating
+                         (asking OffsetsForLeaderEpoch), Fetching or None
+  slot Fetch(...)        the one request or response in flight between it and
+                         its leader: src->dst, offset, recs=[{id epoch}],
+                         hw, leo, an error code (NONE, FENCED_LEADER_EPOCH,
+                         ...), and ce=, the current leader epoch the request
+                         carries (KIP-320 fencing) or its response echoes
+  queue 1 (head e2 leader r2)
+                         LeaderAndIsr requests from the controller not yet
+                         handled: how many, and the first's epoch and leader
+`

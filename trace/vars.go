@@ -186,6 +186,24 @@ func (d *dec) bool(path string, v any) bool {
 	return b
 }
 
+// nat decodes an integer the spec's type says is in Nat (an HW, an offset,
+// a record id, an epoch of the log): a negative one is refused here, by
+// name, rather than drawn or replayed as if it were a state of the spec.
+func (d *dec) nat(path string, v any) int { return d.atLeast(path, v, 0) }
+
+// epochOrNone decodes an epoch or LEO where -1 means "none yet" (a
+// replica's leaderEpoch, the controller's epoch, a leader's view of a
+// follower's LEO before its first fetch).
+func (d *dec) epochOrNone(path string, v any) int { return d.atLeast(path, v, -1) }
+
+func (d *dec) atLeast(path string, v any, min int) int {
+	n := d.int(path, v)
+	if d.err == nil && n < min {
+		d.fail(path, "%d is out of range: want %d or more", n, min)
+	}
+	return n
+}
+
 func (d *dec) str(path string, v any) string {
 	s, ok := v.(string)
 	if !ok {
@@ -293,7 +311,7 @@ func seq[T any](d *dec, path string, v any, elem func(path string, v any) T) []T
 func (d *dec) records(path string, v any) []model.Record {
 	return seq(d, path, v, func(p string, x any) model.Record {
 		m := d.record(p, x, "id", "epoch")
-		return model.Record{ID: d.int(p+".id", m["id"]), Epoch: d.int(p+".epoch", m["epoch"])}
+		return model.Record{ID: d.nat(p+".id", m["id"]), Epoch: d.nat(p+".epoch", m["epoch"])}
 	})
 }
 
@@ -305,7 +323,7 @@ func (d *dec) replicaSet(path string, v any) []model.Replica {
 func (d *dec) offsetIDs(path string, v any) []model.OffsetID {
 	xs := seq(d, path, v, func(p string, x any) model.OffsetID {
 		m := d.record(p, x, "offset", "id")
-		return model.OffsetID{Offset: d.int(p+".offset", m["offset"]), ID: d.int(p+".id", m["id"])}
+		return model.OffsetID{Offset: d.nat(p+".offset", m["offset"]), ID: d.nat(p+".id", m["id"])}
 	})
 	slices.SortFunc(xs, func(a, b model.OffsetID) int {
 		if a.Offset != b.Offset {
@@ -398,10 +416,10 @@ func ValuesToState(cfg *model.Config, vars map[string]any) (model.State, error) 
 	s.EpochCache = fn(d, "epochCache", vars["epochCache"], func(p string, v any) []model.Entry {
 		return seq(d, p, v, func(p string, x any) model.Entry {
 			m := d.record(p, x, "epoch", "start")
-			return model.Entry{Epoch: d.int(p+".epoch", m["epoch"]), Start: d.int(p+".start", m["start"])}
+			return model.Entry{Epoch: d.nat(p+".epoch", m["epoch"]), Start: d.nat(p+".start", m["start"])}
 		})
 	})
-	s.HwCheckpoint = fn(d, "hwCheckpoint", vars["hwCheckpoint"], d.int)
+	s.HwCheckpoint = fn(d, "hwCheckpoint", vars["hwCheckpoint"], d.nat)
 	s.Role = fn(d, "role", vars["role"], func(p string, v any) model.Role {
 		r, err := model.ParseRole(d.str(p, v))
 		if err != nil && d.err == nil {
@@ -409,11 +427,11 @@ func ValuesToState(cfg *model.Config, vars map[string]any) (model.State, error) 
 		}
 		return r
 	})
-	s.LeaderEpoch = fn(d, "leaderEpoch", vars["leaderEpoch"], d.int)
+	s.LeaderEpoch = fn(d, "leaderEpoch", vars["leaderEpoch"], d.epochOrNone)
 	s.Leader = fn(d, "leader", vars["leader"], func(p string, v any) model.Replica { return d.replica(p, v, true) })
-	s.Hw = fn(d, "hw", vars["hw"], d.int)
+	s.Hw = fn(d, "hw", vars["hw"], d.nat)
 	s.Isr = fn(d, "isr", vars["isr"], d.replicaSet)
-	s.FollowerLeo = fn(d, "followerLeo", vars["followerLeo"], func(p string, v any) []int { return fn(d, p, v, d.int) })
+	s.FollowerLeo = fn(d, "followerLeo", vars["followerLeo"], func(p string, v any) []int { return fn(d, p, v, d.epochOrNone) })
 	s.FetchState = fn(d, "fetchState", vars["fetchState"], func(p string, v any) model.FetchState {
 		f, err := model.ParseFetchState(d.str(p, v))
 		if err != nil && d.err == nil {
@@ -421,20 +439,20 @@ func ValuesToState(cfg *model.Config, vars map[string]any) (model.State, error) 
 		}
 		return f
 	})
-	s.ProduceEpoch = fn(d, "produceEpoch", vars["produceEpoch"], d.int)
-	s.PartitionEpoch = fn(d, "partitionEpoch", vars["partitionEpoch"], d.int)
+	s.ProduceEpoch = fn(d, "produceEpoch", vars["produceEpoch"], d.epochOrNone)
+	s.PartitionEpoch = fn(d, "partitionEpoch", vars["partitionEpoch"], d.epochOrNone)
 	s.PendingIsr = fn(d, "pendingIsr", vars["pendingIsr"], d.replicaSet)
 	s.CtrlLeader = d.replica("ctrlLeader", vars["ctrlLeader"], true)
-	s.CtrlEpoch = d.int("ctrlEpoch", vars["ctrlEpoch"])
+	s.CtrlEpoch = d.epochOrNone("ctrlEpoch", vars["ctrlEpoch"])
 	s.CtrlIsr = d.replicaSet("ctrlIsr", vars["ctrlIsr"])
-	s.CtrlPartitionEpoch = d.int("ctrlPartitionEpoch", vars["ctrlPartitionEpoch"])
+	s.CtrlPartitionEpoch = d.epochOrNone("ctrlPartitionEpoch", vars["ctrlPartitionEpoch"])
 	s.ControllerQueue = fn(d, "controllerQueue", vars["controllerQueue"], func(p string, v any) []model.Msg {
 		return seq(d, p, v, d.msg)
 	})
 	s.Inflight = fn(d, "inflight", vars["inflight"], d.msg)
 	s.AlterPartition = fn(d, "alterPartition", vars["alterPartition"], d.msg)
-	s.NextId = d.int("nextId", vars["nextId"])
-	s.Crashes = d.int("crashes", vars["crashes"])
+	s.NextId = d.nat("nextId", vars["nextId"])
+	s.Crashes = d.nat("crashes", vars["crashes"])
 	s.Acked = d.offsetIDs("acked", vars["acked"])
 	s.Committed = d.offsetIDs("committed", vars["committed"])
 	if d.err != nil {

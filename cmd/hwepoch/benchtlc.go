@@ -62,15 +62,12 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseFlags(fl, args, positive("workers"), positive("timeout"), maxArgs(1, "one configuration")); done {
 		return code
 	}
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "hwepoch bench-tlc: "+format+"\n", a...)
 		return code
-	}
-	if fl.NArg() > 1 {
-		return fail(2, "give one configuration, not %d", fl.NArg())
 	}
 	jar, err := tlc.Jar()
 	if err != nil {
@@ -80,7 +77,7 @@ flags:
 	if specDir == "" {
 		d, err := tlccfg.FindSpecDir(".")
 		if err != nil {
-			return fail(2, "%v", err)
+			return fail(2, "%v, or give -spec DIR", err)
 		}
 		specDir = d
 	}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -13,10 +16,11 @@ import (
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
+	"github.com/hwepoch/hwepoch/refine/sim"
 )
 
 func init() {
-	register("chaos", "run the implementation free under seeded chaos and check for lost or divergent records", runChaos)
+	register("chaos", "run seeded chaos on the implementation (deterministic simulation, or free with -free) and check for lost or divergent records", runChaos)
 }
 
 // settingsFlag collects repeated -set key=value flags.
@@ -25,10 +29,59 @@ type settingsFlag []string
 func (s *settingsFlag) String() string     { return strings.Join(*s, ",") }
 func (s *settingsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
+const chaosUsage = `usage: hwepoch chaos [flags]
+
+Runs the implementation under seeded chaos and checks that no acknowledged
+or consumer-visible record is lost and no replica diverges.
+
+By default each seed is a deterministic simulation: the real brokers,
+controller, fetchers, producer and storage, driven by one seeded scheduler
+over simulated time (message delivery in any order, the brokers' and the
+controller's timers, crashes (losing the unflushed tail with -unflushed),
+restarts, partitions, lost requests, elections by the controller's own
+algorithms and by an administrator). Every decision is
+validated against the model: each event must be a step the model takes, the
+cluster's state (acknowledgements and committed records included) must equal
+the model's after it, and every consumer read must stay below the leader's
+HW. After the fault phase the network heals, every broker restarts, and the
+cluster must take a write and converge. A seed is a function of its number
+and the settings alone: the same seed gives the same event log.
+
+A failing seed prints its fault schedule and writes to -out:
+  seed-N-POLICY.sim           the run: replay it with -replay FILE, which
+                              simulates the seed again (the event-log hash
+                              must match) and replays its steps on the model
+                              and on a stepped cluster;
+  seed-N-POLICY.itf.json      the run shrunk to a minimal trace that still
+                              loses or diverges (delta debugging over its
+                              events, faults included), replayed on model and
+                              implementation; hwepoch replay FILE replays it,
+                              hwepoch render FILE -svg OUT draws it;
+  seed-N-POLICY.svg           that trace drawn.
+
+-free runs the concurrent implementation free instead (goroutines, real
+timers, a lossy network): what only real concurrency finds, not
+reproducible from its seed; its failing seeds' events are written as steps
+that -replay replays where the stepped cluster can follow them.
+
+Exit status: 0 when the verdicts are as -expect says (holds: no loss or
+divergence; violated: at least one; any: either), 1 otherwise or when a
+run errs, does not converge or departs from the model; 2 on bad use.
+-expect auto is holds where the spec promises it (LeaderEpoch with
+fencing, acks=all or 0, clean elections, no unflushed loss), violated for
+HighWatermark, Kip101 and acks=1, any otherwise (a violation is possible
+but rare).
+
+With -replay the exit status is 0 when the replayed run reproduces and
+neither loses nor diverges, 1 when it loses, diverges or does not
+reproduce, 2 when the file cannot be replayed (the reason is printed).
+
+flags:`
+
 func runChaos(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	seeds := fs.Int("seeds", 20, "number of seeds to run")
+	seeds := fs.Int("seeds", 100, "number of seeds to run")
 	first := fs.Uint64("seed", 1, "first seed")
 	policy := fs.String("policy", "LeaderEpoch", "truncation policy (a Kafka release): HighWatermark (0.10.2), Kip101 (0.11.0), LeaderEpoch (2.1.0) or DivergingEpoch (3.9.0)")
 	brokers := fs.Int("brokers", 3, "brokers (= replication factor)")
@@ -37,147 +90,296 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	unclean := fs.Bool("unclean", false, "unclean.leader.election.enable")
 	unflushed := fs.Bool("unflushed", false, "a crash loses the log's unflushed tail")
 	fencing := fs.Bool("fencing", true, "KIP-320 leader epoch fencing")
-	duration := fs.Duration("duration", time.Second, "chaos phase of each seed")
-	interval := fs.Duration("interval", 10*time.Millisecond, "mean time between chaos actions")
-	drop := fs.Float64("drop", 0.01, "network drop rate")
-	delay := fs.Float64("delay", 0.3, "network delay rate")
-	maxDelay := fs.Duration("max-delay", 2*time.Millisecond, "largest network delay (keep well below request.timeout.ms)")
-	expect := fs.String("expect", "auto", "holds | violated | auto (holds for LeaderEpoch and DivergingEpoch with fencing, clean elections and no unflushed loss)")
-	out := fs.String("out", "chaos-failures", "directory for the replayable event lists of failing seeds")
-	replay := fs.String("replay", "", "instead of running chaos, replay an event list written by a failing seed, in stepped mode")
-	verbose := fs.Bool("v", false, "print every seed's chaos actions")
+	events := fs.Int("events", 400, "simulation: decisions of each seed's fault phase")
+	parallel := fs.Int("parallel", min(2, runtime.NumCPU()), "simulation: seeds run at a time")
+	free := fs.Bool("free", false, "run the implementation free (goroutines, real time) instead of simulating it")
+	duration := fs.Duration("duration", time.Second, "-free: chaos phase of each seed")
+	interval := fs.Duration("interval", 10*time.Millisecond, "-free: mean time between chaos actions")
+	drop := fs.Float64("drop", 0.01, "-free: network drop rate, in [0, 1]")
+	delay := fs.Float64("delay", 0.3, "-free: network delay rate, in [0, 1]")
+	maxDelay := fs.Duration("max-delay", 2*time.Millisecond, "-free: largest network delay (keep well below request.timeout.ms)")
+	expect := fs.String("expect", "auto", "holds | violated | any | auto (see above)")
+	out := fs.String("out", "chaos-failures", "directory for failing seeds' runs and shrunk traces")
+	replay := fs.String("replay", "", "instead, replay a run written to -out (a .sim file or a -free run's .steps file)")
+	verbose := fs.Bool("v", false, "print every seed, and failing seeds' whole fault schedules")
+	printLog := fs.Bool("log", false, "simulation: print each seed's event log (every decision, the events it caused, a status line per broker); with -replay, the replayed seed's")
 	var settings settingsFlag
 	fs.Var(&settings, "set", "extra setting key=value (Kafka names, e.g. replica.lag.time.max.ms=60); repeatable")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: hwepoch chaos [flags]
-
-Runs the concurrent implementation free (goroutines, timers, a simulated
-network with drops and delays) for each seed: producers write with the given
-acks while a seeded driver crashes and restarts brokers, partitions the
-network, and elects leaders (including fast double elections). Then the
-network heals, every broker restarts, and once the cluster has converged the
-run is checked: no acknowledged or consumer-visible record may be missing
-from the leader's log, and no replica may differ from it.
-
-Each seed prints one line as it finishes. A failing seed prints its chaos
-schedule and writes its events, as spec steps in the order they happened, to
--out; replay them deterministically with -replay FILE.
-
-Exit status 0 when the verdicts are as -expect says: no failure at all
-(holds), or at least one loss or divergence (violated).
-
-flags:`)
+		fmt.Fprintln(stderr, chaosUsage)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
+	bad := usageError(stderr, "chaos")
+	if fs.NArg() > 0 {
+		return bad("unexpected argument %q", fs.Arg(0))
+	}
 	if *replay != "" {
-		return replayFile(*replay, stdout, stderr)
+		return replayRun(*replay, *printLog, stdout, stderr)
 	}
 	p, err := storage.ParsePolicy(*policy)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return bad("-policy: %v", err)
 	}
 	a, err := protocol.ParseAcks(*acks)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return bad("-acks: %v", err)
 	}
-	base := cluster.DefaultChaos("", 0)
-	base.Brokers, base.Policy, base.Acks, base.MinInsyncReplicas = *brokers, p, a, *minIsr
-	base.UncleanLeaderElectionEnable, base.UnflushedLoss, base.Fencing = *unclean, *unflushed, *fencing
-	rel, _ := release.Of(p)                // ParsePolicy checked it
-	base.MinIsrGatesHW = rel.MinIsrGatesHW // the release's own (3.7+: KAFKA-15583)
-	base.Duration, base.Interval = *duration, *interval
-	base.Faults.DropRate, base.Faults.DelayRate, base.Faults.MaxDelay = *drop, *delay, *maxDelay
-	base.Settings = append(base.Settings, settings...)
-	want := *expect
-	if want == "auto" {
-		want = "violated"
-		if (p == storage.LeaderEpoch || p == storage.DivergingEpoch) && *fencing && !*unclean && !*unflushed {
-			want = "holds"
+	rate := func(v float64) bool { return v >= 0 && v <= 1 && !math.IsNaN(v) }
+	switch {
+	case *seeds < 1:
+		return bad("-seeds must be at least 1, got %d", *seeds)
+	case *brokers < 1 || *brokers > 9:
+		return bad("-brokers must be in 1..9, got %d", *brokers)
+	case *minIsr < 1 || *minIsr > *brokers:
+		return bad("-min-insync must be in 1..%d (the broker count), got %d", *brokers, *minIsr)
+	case *events < 1:
+		return bad("-events must be at least 1, got %d", *events)
+	case *parallel < 1:
+		return bad("-parallel must be at least 1, got %d", *parallel)
+	case *duration <= 0:
+		return bad("-duration must be positive, got %v", *duration)
+	case *interval <= 0:
+		return bad("-interval must be positive, got %v", *interval)
+	case !rate(*drop):
+		return bad("-drop must be in [0, 1], got %v", *drop)
+	case !rate(*delay):
+		return bad("-delay must be in [0, 1], got %v", *delay)
+	case *maxDelay < 0 || (*delay > 0 && *maxDelay == 0):
+		return bad("-max-delay must be positive when -delay is, got %v", *maxDelay)
+	case *out == "":
+		return bad("-out must name a directory")
+	}
+	for _, kv := range settings {
+		cc := cluster.DefaultConfig("x")
+		if err := cc.SetAll([]string{kv}); err != nil {
+			return bad("-set: %v", err)
 		}
 	}
-	if want != "holds" && want != "violated" {
-		fmt.Fprintf(stderr, "hwepoch chaos: -expect must be holds, violated or auto\n")
-		return 2
+	want := *expect
+	if want == "auto" {
+		want = autoExpectation(p, a, *fencing, *unclean, *unflushed)
 	}
-	fmt.Fprintf(stdout, "chaos: %d seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %v each; expect %s\n",
-		*seeds, *first, p, *brokers, a, *minIsr, *unclean, *unflushed, *fencing, *duration, want)
+	if want != "holds" && want != "violated" && want != "any" {
+		return bad("-expect must be holds, violated, any or auto, got %q", *expect)
+	}
+	if *free {
+		base := cluster.DefaultChaos("", 0)
+		base.Brokers, base.Policy, base.Acks, base.MinInsyncReplicas = *brokers, p, a, *minIsr
+		base.UncleanLeaderElectionEnable, base.UnflushedLoss, base.Fencing = *unclean, *unflushed, *fencing
+		rel, _ := release.Of(p)                // ParsePolicy checked it
+		base.MinIsrGatesHW = rel.MinIsrGatesHW // the release's own (3.7+)
+		base.Duration, base.Interval = *duration, *interval
+		base.Faults.DropRate, base.Faults.DelayRate, base.Faults.MaxDelay = *drop, *delay, *maxDelay
+		base.Settings = append(base.Settings, settings...)
+		return freeChaos(base, *first, *seeds, want, *out, *verbose, stdout, stderr)
+	}
+	simSettings := append([]string{
+		fmt.Sprintf("brokers=%d", *brokers), "Truncation=" + string(p), fmt.Sprintf("Fencing=%t", *fencing),
+		"acks=" + a.String(), fmt.Sprintf("min.insync.replicas=%d", *minIsr),
+		fmt.Sprintf("unclean.leader.election.enable=%t", *unclean), fmt.Sprintf("UnflushedLoss=%t", *unflushed),
+		fmt.Sprintf("MinIsrGatesHW=%t", minIsrGatesHW(p)),
+	}, settings...)
+	fmt.Fprintf(stdout, "chaos: %d simulated seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %d decisions of faults each, %d at a time; expect %s\n",
+		*seeds, *first, p, *brokers, a, *minIsr, *unclean, *unflushed, *fencing, *events, *parallel, want)
+	return simChaos(sim.CampaignOptions{First: *first, Seeds: *seeds, Settings: simSettings, Events: *events, Parallel: *parallel},
+		string(p), want, *out, *verbose, *printLog, stdout, stderr)
+}
+
+// simChaos runs the simulated campaign.
+func simChaos(opt sim.CampaignOptions, policy, want, out string, verbose, printLog bool, stdout, stderr io.Writer) int {
 	start := time.Now()
-	var failed, broken, acked int
-	done := 0
-	cluster.RunChaosSeeds(base, *first, *seeds, func(r cluster.ChaosResult) {
+	lastReport := start
+	var lost, broken, acked, reads, done int
+	sim.Campaign(opt, func(r sim.Result) {
 		done++
 		acked += r.Acked
-		eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(*seeds-done))
-		fmt.Fprintf(stdout, "[%d/%d, eta %v] %s\n", done, *seeds, eta.Round(time.Second), r)
-		if *verbose {
-			fmt.Fprintf(stdout, "    %s\n", strings.Join(r.Actions, "\n    "))
+		if r.Validator != nil {
+			reads += r.Validator.Reads
+		}
+		if printLog {
+			fmt.Fprintf(stdout, "seed %d event log (sha256 %s):\n%s\n", r.Seed, r.Hash(), strings.Join(r.Log, "\n"))
+		}
+		if verbose || r.Failed() {
+			fmt.Fprintf(stdout, "[%d/%d] %s\n", done, opt.Seeds, r)
+		} else if time.Since(lastReport) > 2*time.Second || done == opt.Seeds {
+			lastReport = time.Now()
+			el := time.Since(start)
+			eta := time.Duration(float64(el) / float64(done) * float64(opt.Seeds-done))
+			fmt.Fprintf(stdout, "[%d/%d] %.1f runs/s, %d with loss or divergence, %d broken so far, eta %v\n",
+				done, opt.Seeds, float64(done)/el.Seconds(), lost, broken, eta.Round(time.Second))
 		}
 		if !r.Failed() {
 			return
 		}
-		failed++
-		if r.Err != nil || !r.Converged {
+		if r.Err != nil || r.Invalid != nil || !r.Converged {
 			broken++
-		}
-		if !*verbose {
-			fmt.Fprintf(stdout, "    chaos schedule:\n      %s\n", strings.Join(r.Actions, "\n      "))
-		}
-		if path, err := writeFailure(*out, r, base); err != nil {
-			fmt.Fprintf(stderr, "    could not write the event list: %v\n", err)
 		} else {
-			fmt.Fprintf(stdout, "    %d events written to %s; replay: hwepoch chaos -replay %s\n", len(r.Steps), path, path)
+			lost++
 		}
+		sched := r.Faults
+		if !verbose && len(sched) > 12 {
+			sched = append(append([]string(nil), sched[:12]...), fmt.Sprintf("... %d more (-v shows all)", len(r.Faults)-12))
+		}
+		fmt.Fprintf(stdout, "    fault schedule:\n      %s\n", strings.Join(sched, "\n      "))
+		writeSimFailure(out, policy, r, stdout, stderr)
 	})
-	fmt.Fprintf(stdout, "chaos: %d seeds, %d with loss or divergence, %d errors or no convergence, %d records acknowledged in all, %v\n",
-		*seeds, failed-broken, broken, acked, time.Since(start).Round(time.Millisecond))
+	el := time.Since(start)
+	fmt.Fprintf(stdout, "chaos: %d simulated seeds, %d with loss or divergence, %d errors, model departures or no convergence; %d records acknowledged, %d consumer reads checked; %v, %.1f runs/s\n",
+		done, lost, broken, acked, reads, el.Round(time.Millisecond), float64(done)/el.Seconds())
+	return verdictCode(want, lost, broken, stdout)
+}
+
+// minIsrGatesHW is the release's own min.insync.replicas gate on the HW
+// (3.7+), which a campaign takes unless -set overrides it.
+func minIsrGatesHW(p storage.Policy) bool {
+	rel, _ := release.Of(p) // ParsePolicy checked it
+	return rel.MinIsrGatesHW
+}
+
+// autoExpectation is -expect auto: holds where the spec promises no loss
+// and no divergence (LeaderEpoch with fencing, acks=all or 0, clean
+// elections, no unflushed loss); violated where the spec's counterexamples
+// are common (HighWatermark, Kip101, acks=1); any where a violation is
+// possible but rare (LeaderEpoch without fencing, with unclean elections
+// or unflushed loss), so that a campaign that finds none is no failure.
+func autoExpectation(p storage.Policy, a protocol.Acks, fencing, unclean, unflushed bool) string {
+	switch {
+	case (p != storage.LeaderEpoch && p != storage.DivergingEpoch) || a == protocol.AcksLeader:
+		return "violated"
+	case !fencing || unclean || unflushed:
+		return "any"
+	}
+	return "holds"
+}
+
+func verdictCode(want string, lost, broken int, stdout io.Writer) int {
 	switch {
 	case broken > 0:
 		return 1
-	case want == "holds" && failed > 0:
+	case want == "holds" && lost > 0:
 		return 1
-	case want == "violated" && failed == 0:
+	case want == "violated" && lost == 0:
 		fmt.Fprintln(stdout, "chaos: expected at least one loss or divergence, found none")
 		return 1
 	}
 	return 0
 }
 
-func writeFailure(dir string, r cluster.ChaosResult, base cluster.ChaosConfig) (string, error) {
+// writeSimFailure writes a failing seed's run, shrinks it and writes the
+// shrunk trace and its picture.
+func writeSimFailure(dir, policy string, r sim.Result, stdout, stderr io.Writer) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "    %v\n", err)
+		return
+	}
+	base := filepath.Join(dir, fmt.Sprintf("seed-%d-%s", r.Seed, policy))
+	if err := writeFile(base+".sim", func(w io.Writer) error { return sim.WriteRun(w, r) }); err != nil {
+		fmt.Fprintf(stderr, "    could not write the run: %v\n", err)
+		return
+	}
+	fmt.Fprintf(stdout, "    run (%d steps) written to %s.sim; replay: hwepoch chaos -replay %s.sim\n", len(r.Steps), base, base)
+	if r.Validator == nil || r.Invalid != nil || r.Err != nil {
+		return // nothing to shrink on the model: the run departed from it or erred
+	}
+	s, err := sim.Shrink(r.Config, r.Validator.Actions)
+	if err != nil {
+		fmt.Fprintf(stdout, "    not shrunk: %v\n", err)
+		return
+	}
+	note := fmt.Sprintf("hwepoch chaos simulation seed %d (%s), shrunk from %d to %d steps: violates %s", r.Seed, policy, s.From, s.Trace.Len()-1, s.Invariant)
+	if err := sim.WriteShrunk(base+".itf.json", s, note); err != nil {
+		fmt.Fprintf(stderr, "    could not write the shrunk trace: %v\n", err)
+		return
+	}
+	if err := writeFile(base+".svg", func(w io.Writer) error { return sim.SVG(w, s, note) }); err != nil {
+		fmt.Fprintf(stderr, "    could not draw the shrunk trace: %v\n", err)
+	}
+	verdict := "replays on the model and the implementation"
+	if err := sim.ReplayShrunk(s); err != nil {
+		verdict = "DOES NOT replay on the implementation: " + err.Error()
+	}
+	fmt.Fprintf(stdout, "    shrunk to %d steps violating %s (%d candidates tried), %s: %s.itf.json, drawn in %s.svg\n",
+		s.Trace.Len()-1, s.Invariant, s.Tests, verdict, base, base)
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// freeChaos is the free-mode campaign (-free).
+func freeChaos(base cluster.ChaosConfig, first uint64, seeds int, want, out string, verbose bool, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stdout, "chaos: %d free seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %v each; expect %s\n",
+		seeds, first, base.Policy, base.Brokers, base.Acks, base.MinInsyncReplicas, base.UncleanLeaderElectionEnable, base.UnflushedLoss, base.Fencing, base.Duration, want)
+	start := time.Now()
+	var lost, broken, acked int
+	done := 0
+	cluster.RunChaosSeeds(base, first, seeds, func(r cluster.ChaosResult) {
+		done++
+		acked += r.Acked
+		eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(seeds-done))
+		fmt.Fprintf(stdout, "[%d/%d, eta %v] %s\n", done, seeds, eta.Round(time.Second), r)
+		if verbose {
+			fmt.Fprintf(stdout, "    %s\n", strings.Join(r.Actions, "\n    "))
+		}
+		if !r.Failed() {
+			return
+		}
+		if r.Err != nil || !r.Converged {
+			broken++
+		} else {
+			lost++
+		}
+		if !verbose {
+			fmt.Fprintf(stdout, "    chaos schedule:\n      %s\n", strings.Join(r.Actions, "\n      "))
+		}
+		if path, err := writeFreeFailure(out, r, base); err != nil {
+			fmt.Fprintf(stderr, "    could not write the event list: %v\n", err)
+		} else {
+			fmt.Fprintf(stdout, "    %d events written to %s; replay: hwepoch chaos -replay %s\n", len(r.Steps), path, path)
+		}
+	})
+	fmt.Fprintf(stdout, "chaos: %d free seeds, %d with loss or divergence, %d errors or no convergence, %d records acknowledged in all, %v\n",
+		seeds, lost, broken, acked, time.Since(start).Round(time.Millisecond))
+	return verdictCode(want, lost, broken, stdout)
+}
+
+func writeFreeFailure(dir string, r cluster.ChaosResult, base cluster.ChaosConfig) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, fmt.Sprintf("seed-%d-%s.steps", r.Seed, r.Policy))
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	fmt.Fprintf(f, "# hwepoch chaos seed %d: %s\n", r.Seed, r.Verdict)
-	for _, a := range r.Actions {
-		fmt.Fprintf(f, "# chaos %s\n", a)
-	}
-	if err := cluster.WriteSteps(f, base.ReplaySettings(), r.Steps); err != nil {
-		f.Close()
-		return "", err
-	}
-	return path, f.Close()
+	return path, writeFile(path, func(w io.Writer) error {
+		fmt.Fprintf(w, "# hwepoch chaos -free seed %d: %s\n", r.Seed, r.Verdict)
+		for _, a := range r.Actions {
+			fmt.Fprintf(w, "# chaos %s\n", a)
+		}
+		return cluster.WriteSteps(w, base.ReplaySettings(), r.Steps)
+	})
 }
 
-func replayFile(path string, stdout, stderr io.Writer) int {
+// replayRun replays a run file (-replay).
+func replayRun(path string, printLog bool, stdout, stderr io.Writer) int {
 	f, err := os.Open(path)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
+		fmt.Fprintf(stderr, "hwepoch chaos: %v\n", err)
+		return 2
 	}
-	defer f.Close()
-	settings, steps, err := cluster.ReadSteps(f)
+	rf, err := sim.ReadRun(f)
+	f.Close()
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", path, err)
-		return 1
+		fmt.Fprintf(stderr, "hwepoch chaos: %s: cannot replay: %v\n", path, err)
+		return 2
 	}
 	dir, err := os.MkdirTemp("", "hwepoch-replay-")
 	if err != nil {
@@ -185,21 +387,51 @@ func replayFile(path string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	cfg := cluster.DefaultConfig(dir)
-	if err := cfg.SetAll(settings); err != nil {
-		fmt.Fprintln(stderr, err)
+	rep, err := sim.Replay(rf, dir)
+	var cannot *sim.CannotReplay
+	if errors.As(err, &cannot) {
+		fmt.Fprintf(stderr, "hwepoch chaos: %s: %v\n", path, err)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hwepoch chaos: %s: %v\n", path, err)
 		return 1
 	}
-	s, n, err := cluster.Replay(cfg, steps)
-	if err != nil {
-		fmt.Fprintf(stdout, "replay stopped after %d of %d steps: %v\n", n, len(steps), err)
+	code := 0
+	if rf.Simulated {
+		rr := rep.Rerun
+		if printLog {
+			fmt.Fprintf(stdout, "%s\n", strings.Join(rr.Log, "\n"))
+		}
+		fmt.Fprintf(stdout, "simulated seed %d again (%d decisions): event log sha256 %s\n", rf.Seed, rr.Decisions, rr.Hash())
+		if rep.Reproduced {
+			fmt.Fprintf(stdout, "  reproduced exactly: the recorded hash\n")
+		} else {
+			fmt.Fprintf(stdout, "  NOT reproduced: the file records %s\n", rf.Hash)
+			code = 1
+		}
+		status := oneLineStatus(rr.Status())
+		fmt.Fprintf(stdout, "  status: %s\n", status)
+		if rf.Status != "" && rf.Status != status {
+			fmt.Fprintf(stdout, "  the file records another status: %s\n", rf.Status)
+			code = 1
+		}
+	}
+	fmt.Fprintf(stdout, "replayed %d steps on the model and on a stepped cluster\n", rep.Steps)
+	if rep.Diverged != "" {
+		fmt.Fprintf(stdout, "  the cluster departed from the model %s\n", rep.Diverged)
+		code = 1
 	} else {
-		fmt.Fprintf(stdout, "replayed all %d steps\n", n)
+		fmt.Fprintf(stdout, "  the cluster's state equalled the model's after every step\n")
 	}
-	for _, b := range s.Brokers {
-		p := b.Partition
-		fmt.Fprintf(stdout, "  broker %d %-8s epoch %d LEO %d HW %d\n", b.ID, b.Role, p.LeaderEpoch, p.LEO, p.HW)
+	if len(rep.Violated) > 0 {
+		fmt.Fprintf(stdout, "  the model's end state violates %s\n", strings.Join(rep.Violated, ", "))
 	}
-	fmt.Fprintf(stdout, "verdict: %s\n", cluster.Check(s))
-	return 0
+	fmt.Fprintf(stdout, "verdict: %s\n", rep.Verdict)
+	if rep.Lost() {
+		code = 1
+	}
+	return code
 }
+
+func oneLineStatus(s string) string { return strings.Join(strings.Fields(s), " ") }

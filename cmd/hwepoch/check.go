@@ -41,11 +41,13 @@ with the Go model, breadth first and exhaustively like TLC, checking the
 invariants and properties each .cfg names. Prints a table of verdicts --
 expected (manifest), found, distinct states, states generated, depth, wall
 time -- and, where traces/tlc/runs.json records TLC's run of the same
-configuration, TLC's distinct states and depth with "=" when the explorer
-agrees (same verdict; for holding configurations the same distinct states
-and depth; for violations a counterexample no longer than TLC's) or
-"MISMATCH". Every counterexample is printed step by step, one line per
-replica per step.
+configuration, TLC's distinct states and depth and how they compare: "="
+(a configuration that holds: the same distinct states and depth), "same
+violation" (a violated one: the same property, by a counterexample no
+longer than TLC's; the states counted are not compared, as they depend on
+when each checker stops), "cfg changed" (the .cfg was edited after TLC's
+run: nothing compared) or "MISMATCH". Every counterexample is printed step
+by step, one line per replica per step (hwepoch help notation).
 
 With -simulate N it instead takes N random walks of each configuration
 (seeded by -seed), checking the same properties; a walk can find a
@@ -59,7 +61,8 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseFlags(fl, args, positive("workers"), atLeast("simulate", 0), positive("steps"),
+		needs("steps", "simulate"), needs("seed", "simulate")); done {
 		return code
 	}
 	fail := usageError(stderr, "check")
@@ -67,7 +70,7 @@ flags:
 	if specDir == "" {
 		d, err := tlccfg.FindSpecDir(".")
 		if err != nil {
-			return fail("%v", err)
+			return fail("%v, or give -spec DIR", err)
 		}
 		specDir = d
 	}
@@ -90,11 +93,11 @@ flags:
 			entries = append(entries, e)
 		}
 	}
-	runsDir := filepath.Join(filepath.Dir(specDir), "traces", "tlc")
+	runsPath := verify.RunsFile(specDir)
 	if *runsFlag != "" {
-		runsDir = filepath.Dir(*runsFlag)
+		runsPath = *runsFlag // the file named, whatever its name
 	}
-	runs, note, err := verify.LoadRuns(man, runsDir)
+	runs, note, err := verify.LoadRuns(man, runsPath)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -117,7 +120,7 @@ flags:
 	var rows []verify.ConfigResult
 	for _, e := range entries {
 		row, err := verify.ExploreConfig(context.Background(), man, e, runs, verify.ExploreOptions{
-			Workers: *workers, Progress: progress, ProgressPrefix: "hwepoch check: ",
+			Workers: *workers, Progress: progress, ProgressPrefix: "hwepoch check: ", Announce: true,
 		})
 		if err != nil {
 			return fail("%v", err)
@@ -131,13 +134,19 @@ flags:
 		}
 	}
 	printTable(stdout, rows)
+	for _, r := range rows {
+		if r.TLC != nil {
+			fmt.Fprintln(stdout, verify.VsTLCLegend)
+			break
+		}
+	}
 	status := 0
 	for _, r := range rows {
 		if r.Res.Violation != nil {
 			fmt.Fprintf(stdout, "\n%s: %s\n", r.Entry.Name, r.Res.Violation)
 			trace.Render(stdout, &r.Check.Config, r.Res.Violation.Trace)
 		}
-		if !r.OK || r.VsTLC == "MISMATCH" {
+		if !r.Good() {
 			status = 1
 		}
 	}
@@ -146,8 +155,11 @@ flags:
 		if !r.OK {
 			fmt.Fprintf(stdout, "WRONG VERDICT %s: expected %s, found %s\n", r.Entry.Name, verify.Expectation(r.Entry), r.FoundString())
 		}
-		if r.VsTLC == "MISMATCH" {
+		switch r.VsTLC {
+		case verify.VsMismatch:
 			fmt.Fprintf(stdout, "MISMATCH WITH TLC %s: %s\n", r.Entry.Name, r.Why)
+		case verify.VsCfgChanged:
+			fmt.Fprintf(stdout, "NOT COMPARED WITH TLC %s: %s\n", r.Entry.Name, r.Why)
 		}
 	}
 	if status == 0 {
@@ -168,14 +180,14 @@ func printTable(w io.Writer, rows []verify.ConfigResult) {
 		if r.TLC != nil {
 			tlcD, tlcDepth, vs = fmt.Sprint(r.TLC.DistinctStates), fmt.Sprint(r.TLC.Depth), r.VsTLC
 			if r.TLC.Verdict == "violated" {
-				tlcDepth += fmt.Sprintf(" (trace %d)", r.TLC.TraceLength)
+				tlcDepth += fmt.Sprintf(" (trace of %d states)", r.TLC.TraceLength)
 			}
 		}
 		depth := fmt.Sprint(r.Res.Depth)
 		if r.Res.Violation != nil {
-			depth += fmt.Sprintf(" (trace %d)", r.Res.Violation.Trace.Len())
+			depth += fmt.Sprintf(" (trace of %d states)", r.Res.Violation.Trace.Len())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Entry.Policy,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Check.Config.Truncation,
 			verify.Expectation(r.Entry), ok, r.Res.Distinct, r.Res.Generated, depth,
 			r.Res.Duration.Round(time.Millisecond), tlcD, tlcDepth, vs)
 	}
@@ -190,7 +202,7 @@ func simulateConfigs(man *tlccfg.Manifest, entries []tlccfg.Entry, walks int, se
 	var found []*explore.Violation
 	var cfgs []*tlccfg.Check
 	for _, e := range entries {
-		chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+		chk, err := man.LoadCheck(e)
 		if err != nil {
 			fmt.Fprintf(stderr, "hwepoch check: %v\n", err)
 			return 2

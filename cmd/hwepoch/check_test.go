@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/internal/testfiles"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 )
 
@@ -76,5 +78,77 @@ func TestCheckSimulate(t *testing.T) {
 	code, out, errs := runCLI("check", "-q", "-simulate", "50", "-seed", "3", "w-leader-change", "le-fenced-2")
 	if code != 0 || !strings.Contains(out, "violated NeverLeaderChange") || !strings.Contains(out, "no violation") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// tempSpec copies spec/Replication.tla, spec/manifest.json reduced to the
+// named configurations, their .cfg files (edited by edit) and
+// traces/tlc/runs.json into a temporary repository, and returns its spec/.
+func tempSpec(t *testing.T, edit func(name, cfg string) string, names ...string) string {
+	t.Helper()
+	src, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "spec")
+	testfiles.Copy(t, filepath.Join(src, "Replication.tla"), filepath.Join(dir, "Replication.tla"), nil)
+	testfiles.Copy(t, filepath.Join(filepath.Dir(src), "traces", "tlc", "runs.json"), filepath.Join(root, "traces", "tlc", "runs.json"), nil)
+	man, err := tlccfg.LoadManifest(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for _, n := range names {
+		e, ok := man.Lookup(n)
+		if !ok {
+			t.Fatalf("no configuration %s", n)
+		}
+		testfiles.Copy(t, man.CfgPath(e), filepath.Join(dir, n+".cfg"), func(s string) string { return edit(n, s) })
+		entries = append(entries, fmt.Sprintf(`{"name": %q, "policy": %q, "kind": %q, "expect": %q, "property": %q}`, e.Name, e.Policy, e.Kind, e.Expect, e.Property))
+	}
+	m := `{"spec": "Replication.tla", "configs": [` + strings.Join(entries, ",\n") + `]}`
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// check -runs FILE reads FILE, whatever its name, not runs.json beside it.
+func TestCheckRunsFlagReadsTheFileNamed(t *testing.T) {
+	dir := tempSpec(t, func(_, s string) string { return s }, "w-leader-change")
+	runs := filepath.Join(filepath.Dir(dir), "traces", "tlc", "runs.json")
+	other := filepath.Join(t.TempDir(), "other-runs.json")
+	b, err := os.ReadFile(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI("check", "-q", "-spec", dir, "-runs", other)
+	if code != 0 || strings.Contains(errs, "does not exist") || !strings.Contains(out, "same violation") {
+		t.Fatalf("-runs %s: exit %d\n%s\n%s", other, code, out, errs)
+	}
+	code, out, errs = runCLI("check", "-q", "-spec", dir, "-runs", filepath.Join(t.TempDir(), "missing.json"))
+	if code != 0 || !strings.Contains(errs, "missing.json does not exist") {
+		t.Fatalf("-runs of a missing file must name it: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A .cfg edited after TLC's run is not compared with TLC's stale counts:
+// check says it changed, and how to record TLC's run again.
+func TestCheckSaysTheCfgChangedSinceTLCsRun(t *testing.T) {
+	dir := tempSpec(t, func(_, s string) string { return s + "\\* edited after TLC's run\n" }, "w-leader-change")
+	code, out, errs := runCLI("check", "-q", "-spec", dir)
+	if code != 0 || !strings.Contains(out, "cfg changed") ||
+		!strings.Contains(out, "NOT COMPARED WITH TLC w-leader-change: w-leader-change.cfg changed since TLC's run") ||
+		!strings.Contains(out, "rerun `hwepoch tlc w-leader-change`") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "w-leader-change ") && strings.Contains(line, "same violation") {
+			t.Errorf("a stale run must not be shown as agreeing: %s", line)
+		}
 	}
 }

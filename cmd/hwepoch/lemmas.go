@@ -70,7 +70,7 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseFlags(fl, args, noArgsWith("table")); done {
 		return code
 	}
 	fail := usageError(stderr, "lemmas")
@@ -143,7 +143,7 @@ flags:
 			return nil
 		}
 	}
-	rows := verify.LemmaRowsFunc(context.Background(), man, plans, progress, done)
+	rows := verify.LemmaRowsFunc(context.Background(), man, plans, progress, "hwepoch lemmas: ", done)
 	n := 0
 	for i := range rows {
 		if c := rows[i].Counterexample; c != nil {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/hwepoch/hwepoch/trace"
 )
 
 // A command is one verb of the hwepoch CLI. Each verb lives in its own file
@@ -40,7 +42,8 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'hwepoch <command> -h' (or 'hwepoch help <command>') for a command's flags.")
+	fmt.Fprintln(w, "Run 'hwepoch <command> -h' (or 'hwepoch help <command>') for a command's flags,")
+	fmt.Fprintln(w, "and 'hwepoch help notation' for how a trace is printed, one line per replica per step.")
 }
 
 func main() {
@@ -48,10 +51,21 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 2 && args[0] == "help" {
-		if _, ok := commands[args[1]]; ok {
-			return run([]string{args[1], "-h"}, stdout, stderr) // "hwepoch help verify"
+	if len(args) >= 2 && args[0] == "help" {
+		if len(args) > 2 {
+			fmt.Fprintf(stderr, "hwepoch help: give one command, not %q\n", args[1:])
+			return 2
 		}
+		if args[1] == "notation" {
+			fmt.Fprint(stdout, "How hwepoch prints a trace (check, scenario, render, verify -traces):\n\n"+trace.Notation)
+			return 0
+		}
+		if _, ok := commands[args[1]]; !ok {
+			fmt.Fprintf(stderr, "hwepoch help: unknown command %q\n\n", args[1])
+			usage(stderr)
+			return 2
+		}
+		return run([]string{args[1], "-h"}, stdout, stderr) // "hwepoch help verify"
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)

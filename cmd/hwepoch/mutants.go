@@ -45,12 +45,8 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nmutants: %v\n", broker.Mutants)
 	}
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(fs, args, atLeast("random", 0), atLeast("free", 0), maxArgs(0, "")); done {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "hwepoch mutants: unexpected arguments %v\n", fs.Args())
-		return 2
 	}
 	ms := broker.Mutants
 	if *only != "" {

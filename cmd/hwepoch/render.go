@@ -99,6 +99,7 @@ flags:
 			if err := os.WriteFile(*svgOut, b.Bytes(), 0o644); err != nil {
 				return fail("%v", err)
 			}
+			fmt.Fprintf(stdout, "wrote %s: the timeline of %s, %d steps (%d bytes of SVG)\n", *svgOut, it.opt.Title, it.tr.Len()-1, b.Len())
 		case *md:
 			if err := render.Markdown(stdout, &it.cfg, it.tr, it.opt); err != nil {
 				return fail("%v", err)
@@ -148,6 +149,13 @@ func jsonItem(path, cfgPath string) (renderable, error) {
 		return renderable{}, err
 	}
 	c := cases[0]
+	// Draw only what the model does under these constants, as replay
+	// demands: a trace that contradicts its configuration (another -cfg's
+	// replicas or bounds, a negative HW or id, a step the model does not
+	// take) would be drawn as if it were a behaviour of the spec.
+	if _, err := refine.ReplayModel(c.Config, c.Trace, refine.Options{}); err != nil {
+		return renderable{}, fmt.Errorf("%s is not a behaviour of the spec under %s, so it is not drawn:\n%v", path, configOf(c, cfgPath), err)
+	}
 	from := "the constants the trace carries"
 	if cfgPath != "" {
 		from = "the constants of " + cfgPath
@@ -160,4 +168,15 @@ func jsonItem(path, cfgPath string) (renderable, error) {
 		Invariants: c.Invariants,
 	}
 	return renderable{cfg: *c.Config, tr: c.Trace, opt: opt}, nil
+}
+
+// configOf names the configuration a trace was read with, for messages.
+func configOf(c refine.Case, cfgPath string) string {
+	switch {
+	case cfgPath != "":
+		return cfgPath
+	case c.Trace.ConfigName != "":
+		return c.Trace.ConfigName + ".cfg"
+	}
+	return "the constants it carries"
 }

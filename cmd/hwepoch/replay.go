@@ -66,7 +66,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, replayUsage)
 		fs.PrintDefaults()
 	}
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(fs, args, atLeast("random", 0), atLeast("free", 0), positive("steps"), noArgsWith("recording"),
+		needs("steps", "random"), needs("regressions", "random"), needs("out", "free"), needs("seed", "random", "free"),
+		needs("policy", "random", "free")); done {
 		return code
 	}
 	policies, err := replayPolicies(*policy)
@@ -75,6 +77,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch {
+	case *recording != "" && (*nRandom > 0 || *nFree > 0):
+		fmt.Fprintln(stderr, "hwepoch replay: -recording revalidates a saved free run; -random and -free are other runs: give one")
+		return 2
 	case *recording != "":
 		return revalidate(*recording, *verbose, stdout, stderr)
 	case *nRandom > 0 && *nFree > 0:

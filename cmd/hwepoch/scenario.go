@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/render"
 	"github.com/hwepoch/hwepoch/trace"
@@ -60,30 +61,44 @@ flags:
 		return code
 	}
 	fail := usageError(stderr, "scenario")
-	dir, err := scenarioDir(*dirFlag)
-	if err != nil {
-		return fail("%v", err)
-	}
+	// say reports how far a long case (over scenario.ProgressEvery steps)
+	// has come, on stderr: reading checks every case, then each is run.
+	say := func(msg string) { fmt.Fprintf(stderr, "hwepoch scenario: %s\n", msg) }
+	// The directory of scenarios is needed only to look names up: a file
+	// given by its path (NAME.scenario) is read wherever it is.
+	dir := func() (string, error) { return scenarioDir(*dirFlag) }
 	var scs []scenario.Scenario
 	switch {
 	case *all && fl.NArg() > 0:
 		return fail("give scenario names or -all, not both")
 	case *all:
-		if scs, err = scenario.LoadDir(dir); err != nil {
+		d, err := dir()
+		if err != nil {
+			return fail("%v", err)
+		}
+		if scs, err = scenario.LoadDir(d); err != nil {
 			return fail("%v", err)
 		}
 	case fl.NArg() == 0:
+		d, err := dir()
+		if err != nil {
+			return fail("name a scenario file (NAME%s), or give -all: %v", scenario.Ext, err)
+		}
 		fl.Usage()
-		fmt.Fprintf(stderr, "\nhwepoch scenario: name a scenario, or give -all; the scenarios in %s: %s\n", dir, scenarioNames(dir))
+		fmt.Fprintf(stderr, "\nhwepoch scenario: name a scenario, or give -all; the scenarios in %s: %s\n", d, scenarioNames(d))
 		return 2
 	default:
 		for _, name := range fl.Args() {
 			var sc scenario.Scenario
 			var err error
 			if strings.HasSuffix(name, scenario.Ext) {
-				sc, err = scenario.Load(name) // a file, yours or one of traces/scenarios
+				sc, err = scenario.LoadProgress(name, say) // a file, yours or one of traces/scenarios
 			} else {
-				sc, err = scenario.Find(dir, name)
+				var d string
+				if d, err = dir(); err != nil {
+					return fail("%v; or give the scenario's file, %s%s", err, name, scenario.Ext)
+				}
+				sc, err = scenario.Find(d, name)
 			}
 			if err != nil {
 				return fail("%v", err)
@@ -124,7 +139,18 @@ flags:
 	}
 	status := 0
 	for _, r := range runs {
-		tr, v, err := r.sc.Run(r.c)
+		// The dense text needs one state at a time: walk the case (twice,
+		// verdict first) in memory linear in its length. Markdown and SVG
+		// draw the whole trace.
+		targets := svgTargets(*svgOut, *svgDir, r.sc.Name+"-"+r.c.Slug()+".svg")
+		var tr trace.Trace
+		var v scenario.Verdict
+		var err error
+		if *md || len(targets) > 0 {
+			tr, v, err = r.sc.Run(r.c)
+		} else {
+			v, err = r.sc.Walk(r.c, r.sc.Progress(r.c, "running", say))
+		}
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -143,11 +169,25 @@ flags:
 				return fail("%v", err)
 			}
 			fmt.Fprintln(stdout)
-		default:
+		case tr.Len() > 0:
 			trace.Render(stdout, &cfg, tr)
 			fmt.Fprintln(stdout)
+		default:
+			var prev *model.State
+			progress := r.sc.Progress(r.c, "printing", say)
+			if _, err := r.sc.Walk(r.c, func(i int, st trace.Step, line int) error {
+				trace.RenderStep(stdout, &cfg, i, st, prev)
+				prev = &st.State
+				if progress != nil {
+					return progress(i, st, line)
+				}
+				return nil
+			}); err != nil {
+				return fail("%v", err)
+			}
+			fmt.Fprintln(stdout)
 		}
-		for _, path := range svgTargets(*svgOut, *svgDir, r.sc.Name+"-"+r.c.Slug()+".svg") {
+		for _, path := range targets {
 			var b bytes.Buffer
 			if err := render.SVG(&b, &cfg, tr, opt); err != nil {
 				return fail("%v", err)
@@ -155,6 +195,7 @@ flags:
 			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 				return fail("%v", err)
 			}
+			fmt.Fprintf(stdout, "wrote %s: the timeline of %s %s, %d steps\n", path, r.sc.Name, r.c, tr.Len()-1)
 		}
 	}
 	if status == 0 {
@@ -182,7 +223,7 @@ func scenarioDir(flagDir string) (string, error) {
 	}
 	spec, err := tlccfg.FindSpecDir(".")
 	if err != nil {
-		return "", fmt.Errorf("%v (or give -dir)", err)
+		return "", fmt.Errorf("%v, or give -dir DIR", err)
 	}
 	return filepath.Join(filepath.Dir(spec), "traces", "scenarios"), nil
 }

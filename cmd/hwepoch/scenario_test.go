@@ -165,3 +165,87 @@ func copyOutside(t *testing.T, path string) string {
 	}
 	return out
 }
+
+// render draws only behaviours of the spec under the configuration given,
+// as replay demands: a -cfg the trace contradicts, or a state with a
+// negative HW, is refused, not drawn.
+func TestRenderRefusesATraceItsConfigurationContradicts(t *testing.T) {
+	tlc := copyOutside(t, filepath.Join("..", "..", "trace", "tlcjson", "testdata", "hw-acked-loss.json"))
+	spec := filepath.Join("..", "..", "spec")
+	if code, out, errs := runCLI("render", "-cfg", filepath.Join(spec, "hw-acked-loss.cfg"), tlc); code != 0 || !strings.Contains(out, "Init") {
+		t.Fatalf("the right -cfg: exit %d %s %s", code, out, errs)
+	}
+	for _, other := range []string{"le-fenced-2.cfg", "le-unclean-loss.cfg"} {
+		code, out, errs := runCLI("render", "-cfg", filepath.Join(spec, other), tlc)
+		if code != 2 || !strings.Contains(errs, "is not a behaviour of the spec under") || !strings.Contains(errs, other) || out != "" {
+			t.Errorf("-cfg %s contradicting the trace: exit %d\n%s\n%s", other, code, out, errs)
+		}
+		if code, _, errs := runCLI("replay", "-cfg", filepath.Join(spec, other), tlc); code == 0 {
+			t.Errorf("replay accepts what render must refuse: %s", errs)
+		}
+	}
+	b, err := os.ReadFile(tlc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	neg := filepath.Join(t.TempDir(), "neg.json")
+	if err := os.WriteFile(neg, []byte(strings.Replace(string(b), `"hw":{"r1":0,"r2":0}`, `"hw":{"r1":-1,"r2":0}`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCLI("render", "-cfg", filepath.Join(spec, "hw-acked-loss.cfg"), neg); code != 2 || out != "" {
+		t.Errorf("a negative HW: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// Outside the repository, advice names only flags the verb has (verify,
+// lemmas and scenario have no -spec), a scenario file given by its path
+// runs without -dir, and render -svg says what it wrote.
+func TestAdviceOutsideTheRepository(t *testing.T) {
+	sc := copyOutside(t, filepath.Join("..", "..", "traces", "scenarios", "kip101-scenario-1.scenario"))
+	svg := filepath.Join(t.TempDir(), "t.svg")
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if code, out, errs := runCLI("scenario", "-q", sc); code != 0 || !strings.Contains(out, "as expected") {
+		t.Errorf("scenario FILE outside the repository: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, verb := range []string{"verify", "lemmas", "scenario", "check"} {
+		code, _, errs := runCLI(verb, "-q", "kip101-scenario-1")
+		if verb == "verify" || verb == "lemmas" {
+			code, _, errs = runCLI(verb, "-q")
+		}
+		if code != 2 || !strings.Contains(errs, "no spec/manifest.json") {
+			t.Errorf("%s outside the repository: exit %d %s", verb, code, errs)
+		}
+		if has := strings.Contains(errs, "-spec"); has != (verb == "check") {
+			t.Errorf("%s: advice about -spec %v, the verb has -spec %v: %s", verb, has, verb == "check", errs)
+		}
+	}
+	trace := filepath.Join(here, "..", "..", "traces", "tlc", "hw-acked-loss.json")
+	if code, out, errs := runCLI("render", "-svg", svg, "-cfg", filepath.Join(here, "..", "..", "spec", "hw-acked-loss.cfg"), trace); code != 0 ||
+		!strings.Contains(out, "wrote "+svg) {
+		t.Errorf("render -svg: exit %d, stdout %q, %s", code, out, errs)
+	}
+}
+
+// A long scenario reports its progress on stderr as it is checked and
+// run (it once ran silently), and its verdict still comes out.
+func TestScenarioProgressOnLongCases(t *testing.T) {
+	src := "name rounds\nconfig Replicas={r1,r2} Acks=\"1\"\npolicies LeaderEpoch\ncheck TypeOK\nexpect LeaderEpoch holds\n" +
+		"Elect(r1)\nHandleLeaderAndIsr(r1)\nHandleLeaderAndIsr(r2)\nSendOffsetsForLeaderEpoch(r2)\nHandleOffsetsForLeaderEpoch(r1, r2)\nHandleOffsetsForLeaderEpochResponse(r2)\n" + strings.Repeat("SendFetch(r2)\nHandleFetch(r1, r2)\nHandleFetchResponse(r2)\n", 3400)
+	path := filepath.Join(t.TempDir(), "rounds.scenario")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI("scenario", "-q", path)
+	for _, want := range []string{"hwepoch scenario: checking rounds LeaderEpoch: step 10000 of 10206", "hwepoch scenario: running rounds LeaderEpoch: step 10206 of 10206"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if code != 0 || !strings.Contains(out, "rounds LeaderEpoch: holds -- as expected") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

@@ -55,7 +55,9 @@ TLA2TOOLS_JAR must name tla2tools.jar.
 flags:`)
 		fs.PrintDefaults()
 	}
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(fs, args, positive("workers"), positive("timeout"), atLeast("simulate", 0),
+		positive("depth"), noArgsWith("simulate"), noArgsWith("table"),
+		needs("depth", "simulate"), needs("seed", "simulate"), needs("sim-config", "simulate")); done {
 		return code
 	}
 	man, err := tlccfg.LoadManifest(*specDir)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/hwepoch/hwepoch/internal/lemmas"
@@ -15,26 +16,32 @@ import (
 )
 
 func init() {
-	register("verify", "the main job: every check of the project in one verdict table (explorer, TLC traces, scenarios, refinement, chaos)", runVerify)
+	register("verify", "the main job: every check of the project, one verdict (explorer, TLC traces, scenarios, refinement, chaos)", runVerify)
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	quick := fl.Bool("quick", false, "a few seconds: ci-marked configurations, every trace on model and implementation, a tiny random, free-run and chaos campaign")
+	quick := fl.Bool("quick", false, `a few seconds: the configurations marked "ci" in the manifest, every trace on model and implementation, a tiny random, free-run and chaos campaign`)
 	all := fl.Bool("all", false, "everything: every configuration whatever its size, longer random and chaos campaigns")
 	budget := fl.Int64("budget", 1_500_000, "by default, skip configurations whose recorded TLC run counted more distinct states than this")
 	workers := fl.Int("workers", runtime.GOMAXPROCS(0), "explorer worker goroutines")
-	traces := fl.Bool("traces", true, "print every counterexample, one line per replica per step (-traces=false: the table only)")
+	traces := fl.Bool("traces", false, "print every counterexample in full, one line per replica per step (default: one line each, naming the command that prints it)")
+	verbose := fl.Bool("v", false, "list every check (not only the stages' counts and what failed), and a progress line per item")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, `usage: hwepoch verify [--quick | --all] [flags]
 
-Runs every check of the project and prints one table of verdicts, one row
-per check: stage, item, policy, states or steps, depth, wall time, the
-expected verdict, the verdict found, and ✓ (as expected), ✗ (not) or -
-(skipped, with the reason and the command that runs it). It needs no TLC:
-TLC's results are read from traces/tlc/.
+Runs every check of the project and prints, per stage, how many checks
+gave the expected verdict, how many did not and how many were skipped;
+then every check that did not, in full; then one line per counterexample
+found -- most are expected: they show that a check bites -- with the
+command that prints it in full. -v lists every check: stage, item, policy,
+states or steps, depth, wall time, the expected verdict, the verdict
+found, and ✓ (as expected), ✗ (not) or - (skipped, with the reason and the
+command that runs it). -traces prints every counterexample in full, one
+line per replica per step (the notation: hwepoch help notation). It needs
+no TLC: TLC's results are read from traces/tlc/.
 
 Stages:
   explore    every configuration of spec/manifest.json, explored
@@ -57,12 +64,18 @@ Stages:
              events validated one by one as steps of the model
   chaos      the implementation run free under seeded chaos: LeaderEpoch
              must lose and diverge nothing; HighWatermark must be caught
+  simulate   the deterministic simulation (hwepoch chaos), every decision
+             validated against the model: LeaderEpoch holds on every seed
+             and a seed gives the same event log twice; HighWatermark loses,
+             and its first failing seed shrinks to a trace that replays
 
-Counterexamples -- the violations expected (and any failure) -- are printed
-first, one line per replica per step, numbered as the table refers to them
-([n]); the table comes last.
+Counterexamples are numbered ([n]) as the rows found with -v refer to them.
+Against TLC's recorded runs, "=" means the same distinct states and depth
+(configurations that hold); a violation agrees when TLC's counterexample is
+no shorter (its states counted are not compared: they depend on when each
+checker stops).
 
-Modes: --quick takes seconds (ci-marked configurations, TLC's traces and
+Modes: --quick takes seconds (the configurations the manifest marks "ci": true, TLC's traces and
 the scenarios on the model, every trace on the implementation, 10 random
 traces per policy, one free run, a tiny chaos campaign); the default takes a few
 minutes on 2 cores and skips configurations whose TLC run counted more than
@@ -77,7 +90,7 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseFlags(fl, args, positive("workers"), atLeast("budget", 0)); done {
 		return code
 	}
 	fail := usageError(stderr, "verify")
@@ -103,6 +116,13 @@ flags:
 			fmt.Fprintf(progress, "hwepoch verify: "+format+"\n", a...)
 		}
 	}
+	// Per-item progress lines (each configuration, trace, seed) only with -v:
+	// by default a stage says when it starts, and long searches say how far
+	// they have come.
+	items := progress
+	if !*verbose {
+		items = nil
+	}
 
 	specDir, err := tlccfg.FindSpecDir(".")
 	if err != nil {
@@ -114,25 +134,28 @@ flags:
 	}
 	runsDir := verify.RunsDir(specDir)
 	tracesDir := filepath.Dir(runsDir)
-	runs, note, err := verify.LoadRuns(man, runsDir)
+	runs, note, err := verify.LoadRuns(man, verify.RunsFile(specDir))
 	if err != nil {
 		return fail("%v", err)
 	}
 	var notes []string
 	if note != "" {
 		notes = append(notes, note)
-		say("%s", note)
 	}
 
 	start := time.Now()
 	var rows []verify.Row
+	took := map[string]time.Duration{}
 	stage := func(name string, f func() []verify.Row) {
 		say("stage %s", name)
 		t := time.Now()
 		rs := f()
 		rows = append(rows, rs...)
-		p, fl, sk := verify.Count(rs)
-		say("stage %s: %d as expected, %d not, %d skipped, %v", name, p, fl, sk, time.Since(t).Round(time.Millisecond))
+		took[name] = time.Since(t)
+		if *verbose {
+			p, fl, sk := verify.Count(rs)
+			say("stage %s: %d as expected, %d not, %d skipped, %v", name, p, fl, sk, time.Since(t).Round(time.Millisecond))
+		}
 	}
 	skip := func(st, why string) []verify.Row {
 		return []verify.Row{{Stage: st, Item: "(all)", Size: why, Expected: "-", Found: "not run", Status: verify.Skipped}}
@@ -140,7 +163,7 @@ flags:
 
 	stage("explore", func() []verify.Row {
 		return verify.ExploreRows(context.Background(), man, runs,
-			verify.ExplorePlan{Mode: mode, Budget: *budget, Workers: *workers}, progress)
+			verify.ExplorePlan{Mode: mode, Budget: *budget, Workers: *workers, Verbose: *verbose}, progress)
 	})
 	stage("tlc-trace", func() []verify.Row { return verify.TLCTraceRows(man, runsDir) })
 	stage("scenario", func() []verify.Row {
@@ -161,12 +184,12 @@ flags:
 						Size: "skipped (a minute or more; run hwepoch lemmas " + p.Config + ")", Expected: "-", Found: "not run", Status: verify.Skipped})
 				}
 			}
-			return append(verify.LemmaRows(context.Background(), man, plans, progress), skipped...)
+			return append(verify.LemmaRows(context.Background(), man, plans, progress, "hwepoch verify: [lemma] "), skipped...)
 		})
 	}
 	// Every trace on model and implementation takes well under a second,
 	// so even --quick holds the implementation to the model.
-	stage("refine", func() []verify.Row { return verify.RefineReplayRows(tracesDir, progress) })
+	stage("refine", func() []verify.Row { return verify.RefineReplayRows(tracesDir, items) })
 	nRandom, nFree := 100, 2
 	switch mode {
 	case verify.Quick:
@@ -174,8 +197,8 @@ flags:
 	case verify.All:
 		nRandom, nFree = 1000, 25
 	}
-	stage("random", func() []verify.Row { return verify.RandomRows(verify.RandomPlan{Traces: nRandom, Seed: 1}, progress) })
-	stage("freerun", func() []verify.Row { return verify.FreeRunRows(nFree, progress) })
+	stage("random", func() []verify.Row { return verify.RandomRows(verify.RandomPlan{Traces: nRandom, Seed: 1}, items) })
+	stage("freerun", func() []verify.Row { return verify.FreeRunRows(nFree, items) })
 	chaos := verify.ChaosPlan{LeaderEpochSeeds: 3, HWMaxSeeds: 12, Duration: time.Second}
 	switch mode {
 	case verify.Quick:
@@ -183,32 +206,111 @@ flags:
 	case verify.All:
 		chaos.LeaderEpochSeeds, chaos.HWMaxSeeds = 20, 20
 	}
-	stage("chaos", func() []verify.Row { return verify.ChaosRows(chaos, progress) })
+	stage("chaos", func() []verify.Row { return verify.ChaosRows(chaos, items) })
+	simPlan := verify.SimulationPlan{LeaderEpochSeeds: 200, HighWatermarkSeeds: 50, Parallel: 2}
+	switch mode {
+	case verify.Quick:
+		simPlan.LeaderEpochSeeds, simPlan.HighWatermarkSeeds = 20, 20
+	case verify.All:
+		simPlan.LeaderEpochSeeds, simPlan.HighWatermarkSeeds = 2000, 200
+	}
+	stage("simulate", func() []verify.Row { return verify.SimulationRows(simPlan, items) })
 
-	// Counterexamples first, numbered; the table last.
-	n := 0
-	for i := range rows {
-		if c := rows[i].Counterexample; c != nil {
-			n++
-			rows[i].Found += fmt.Sprintf(" [%d]", n)
-			if *traces {
-				fmt.Fprintf(stdout, "[%d] ", n)
-				c.Write(stdout)
-				fmt.Fprintln(stdout)
-			}
+	writeVerifyReport(stdout, rows, took, mode, *traces, *verbose)
+	for _, nt := range notes {
+		for _, l := range verify.Wrap(nt, verify.Width+4, "  ") {
+			fmt.Fprintln(stdout, l)
 		}
 	}
-	verify.WriteTable(stdout, rows)
-	fmt.Fprintln(stdout)
-	for _, nt := range notes {
-		fmt.Fprintln(stdout, nt)
-	}
 	pass, failed, skipped := verify.Count(rows)
-	fmt.Fprintf(stdout, "verify %s: %d checks as expected, %d not, %d skipped; %d counterexamples; %v\n",
-		mode, pass, failed, skipped, n, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(stdout, "verify %s: %d checks as expected, %d not, %d skipped; %v\n",
+		mode, pass, failed, skipped, time.Since(start).Round(100*time.Millisecond))
 	if failed > 0 {
-		fmt.Fprintln(stdout, "FAILED: the rows marked ✗ did not give the expected verdict")
+		fmt.Fprintln(stdout, "FAILED: the checks marked ✗ above did not give the expected verdict")
 		return 1
 	}
 	return 0
+}
+
+// writeVerifyReport prints verify's result within verify.Width columns:
+// the stages' counts; every check that failed, in full, with its
+// counterexample; one line per other counterexample, naming the command
+// that prints it (or, with traces, each in full); the skipped checks with
+// how to run them. With verbose, every check instead of the failed ones.
+func writeVerifyReport(w io.Writer, rows []verify.Row, took map[string]time.Duration, mode verify.Mode, traces, verbose bool) {
+	n := 0
+	for i := range rows {
+		if rows[i].Counterexample != nil {
+			n++
+			rows[i].Found += fmt.Sprintf(" [%d]", n)
+		}
+	}
+	verify.WriteSummary(w, rows, took)
+	var failed, skipped []verify.Row
+	for _, r := range rows {
+		switch r.Status {
+		case verify.Fail:
+			failed = append(failed, r)
+		case verify.Skipped:
+			skipped = append(skipped, r)
+		}
+	}
+	switch {
+	case verbose:
+		fmt.Fprintln(w, "\nevery check (✓ as expected, ✗ not, - skipped):")
+		verify.WriteRecords(w, rows, verify.Width)
+	case len(failed) > 0:
+		fmt.Fprintln(w, "\nNOT AS EXPECTED:")
+		verify.WriteRecords(w, failed, verify.Width)
+	}
+	if n > 0 {
+		again := "hwepoch verify -traces"
+		if mode != verify.Default {
+			again = "hwepoch verify " + mode.String() + " -traces"
+		}
+		fmt.Fprintf(w, "\ncounterexamples (an expected one shows that its check bites), each with the command that prints it:\n")
+		k := 0
+		for _, r := range rows {
+			c := r.Counterexample
+			if c == nil {
+				continue
+			}
+			k++
+			if traces || r.Status == verify.Fail {
+				fmt.Fprintf(w, "[%d] ", k)
+				c.Write(w)
+				fmt.Fprintln(w)
+				continue
+			}
+			fmt.Fprintln(w, r.OneLine(k, verify.Width, again))
+		}
+	}
+	if len(skipped) > 0 && !verbose {
+		fmt.Fprintln(w, "\nskipped:")
+		for _, l := range skippedLines(skipped) {
+			fmt.Fprintln(w, l)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// skippedLines groups skipped checks by stage and reason: "explore a b c:
+// REASON", wrapped.
+func skippedLines(rows []verify.Row) []string {
+	type group struct{ stage, why string }
+	var order []group
+	items := map[group][]string{}
+	for _, r := range rows {
+		g := group{r.Stage, r.Size}
+		if _, ok := items[g]; !ok {
+			order = append(order, g)
+		}
+		items[g] = append(items[g], r.Item)
+	}
+	var out []string
+	for _, g := range order {
+		why := strings.TrimSuffix(strings.TrimPrefix(g.why, "skipped ("), ")")
+		out = append(out, verify.Wrap(fmt.Sprintf("%s %s: %s", g.stage, strings.Join(items[g], " "), why), verify.Width+4, "    ")...)
+	}
+	return out
 }

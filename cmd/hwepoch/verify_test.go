@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hwepoch/hwepoch/trace"
 )
 
 func TestVerifyHelpAndUsageErrors(t *testing.T) {
@@ -17,36 +21,99 @@ func TestVerifyHelpAndUsageErrors(t *testing.T) {
 	}
 }
 
-// verify --quick: the explorer on the ci-marked configurations (the others
-// skipped, saying so), TLC's traces and the scenarios on the model, every
-// trace on the implementation, a tiny random, free-run and chaos campaign;
-// every counterexample numbered above the table.
+// verify --quick, as the README tells a newcomer to run it: the explorer
+// on the configurations the manifest marks "ci" (the others skipped, saying
+// so), TLC's traces and the scenarios on the model, every trace on the
+// implementation, a tiny random, free-run and chaos campaign. When all is
+// as expected its whole output, progress included, fits one screen: at
+// most 120 columns and about 60 lines, each expected counterexample one
+// line naming the command that prints it in full.
 func TestVerifyQuick(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a chaos campaign")
 	}
-	code, out, errs := runCLI("verify", "--quick", "-q")
+	code, out, errs := runCLI("verify", "--quick")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	table := out[strings.Index(out, "\nstage "):]
 	for _, want := range []string{
-		"explore    hw-acked-loss", "violated NoAckedLoss (trace 13) [1]",
-		"skipped (not ci-marked; run without --quick)",
-		"tlc-trace  hw-acked-loss.json", "replays, NoAckedLoss at step 12 (the last)",
-		"scenario   kip320-stale-leader", "LeaderEpoch Fencing=TRUE",
-		"lemma      (all)", "refine     tlc/hw-acked-loss.json", "impl = model at every step",
-		"random     refine/random seed 3", "10 traces", "freerun", "every event a step the model takes",
-		"chaos", "no loss, no divergence", "verify --quick:", "0 not",
+		"stage  checks  as expected  not  skipped", "explore      17           11    0        6",
+		"[1] hwepoch check hw-acked-loss  # violated NoAckedLoss (counterexample: 13 states)",
+		"hwepoch scenario kip101-scenario-1 -policy HighWatermark  # violates NoAckedLoss@22",
+		`explore kip101-divergence le-fenced-2`, `not in --quick's set:`,
+		"tlc-trace", "refine", "random", "freerun", "chaos", "verify --quick:", " 0 not",
 	} {
 		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q", want)
+			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.HasPrefix(out, "[1] explore hw-acked-loss: invariant NoAckedLoss is violated") || !strings.Contains(out, "    *r2   Follower e1") {
-		t.Errorf("the counterexamples should come first, one line per replica per step:\n%.2000s", out)
+	all := strings.Split(strings.TrimRight(errs+out, "\n"), "\n")
+	for _, l := range all {
+		if n := len([]rune(l)); n > 120 {
+			t.Errorf("a line of %d columns, want at most 120: %s", n, l)
+		}
 	}
-	if strings.Contains(table, "✗") {
-		t.Errorf("a check failed:\n%s", table)
+	if len(all) > 62 {
+		t.Errorf("%d lines when everything is as expected, want about 60 at most:\n%s%s", len(all), errs, out)
+	}
+	if strings.Contains(out, "✗") || strings.Contains(out, "*r2   Follower") {
+		t.Errorf("no check failed, so no trace is printed in full:\n%s", out)
+	}
+	// -v lists every check and -traces prints every counterexample in full,
+	// one line per replica per step.
+	code, out, _ = runCLI("verify", "--quick", "-q", "-v", "-traces")
+	for _, want := range []string{"✓ explore hw-acked-loss · HighWatermark · 19642 states · depth 13", "expected: violated NoAckedLoss (TLC's counterexample: 13 states)",
+		"[1] explore hw-acked-loss: invariant NoAckedLoss is violated", "    *r2   Follower e1"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("-v -traces: exit %d, output lacks %q", code, want)
+		}
+	}
+}
+
+// lemmas labels its progress as its own ("hwepoch lemmas:", not "hwepoch
+// verify: [lemma]") and ends each plan with a line saying it is done, so
+// the last count is not mistaken for the result while the search goes on.
+func TestLemmasProgressIsLabelled(t *testing.T) {
+	code, out, errs := runCLI("lemmas", "hw-acked-loss")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(errs), "\n") {
+		if !strings.HasPrefix(line, "hwepoch lemmas: ") || strings.Contains(line, "verify") {
+			t.Errorf("progress line %q is not labelled hwepoch lemmas", line)
+		}
+		if strings.Contains(line, "distinct states") && !strings.Contains(line, "so far") && !strings.Contains(line, " done: ") {
+			t.Errorf("progress line %q reads like a result", line)
+		}
+	}
+	if !strings.Contains(errs, "hwepoch lemmas: hw-acked-loss done: ") {
+		t.Errorf("no line saying the plan is done:\n%s", errs)
+	}
+}
+
+// The legend of the dense trace notation is in hwepoch help and, verbatim,
+// in docs/spec.md; help for a topic that does not exist fails.
+func TestNotationIsDocumented(t *testing.T) {
+	code, out, _ := runCLI("help", "notation")
+	if code != 0 || !strings.Contains(out, trace.Notation) {
+		t.Fatalf("help notation: exit %d\n%s", code, out)
+	}
+	for _, term := range []string{"views[", "slot", "ce=", "queue 1 (head e2 leader r2)", "*", "ckpt", "next="} {
+		if !strings.Contains(trace.Notation, term) {
+			t.Errorf("the legend does not explain %q", term)
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "spec.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), trace.Notation) {
+		t.Error("docs/spec.md does not quote trace.Notation verbatim (section Reading a trace)")
+	}
+	if code, _, _ := runCLI("help"); code != 0 {
+		t.Errorf("help: exit %d", code)
+	}
+	if code, _, errs := runCLI("help", "notations"); code != 2 || !strings.Contains(errs, "unknown command") {
+		t.Errorf("help notations: exit %d %s", code, errs)
 	}
 }

@@ -60,6 +60,13 @@ type Config struct {
 
 	// Stepped makes the broker do nothing on its own (see the package doc).
 	Stepped bool
+	// Simulated (with Stepped) is the deterministic simulation's broker:
+	// messages still move only when the driver delivers them and no timer
+	// runs by itself, but the broker makes its own decisions as in free mode
+	// — a fetch that brings a follower in sync proposes it for the ISR, a
+	// failed fetch backs off for replica.fetch.backoff.ms on the Now clock —
+	// and the driver fires the timers (FireTimer) on the simulated clock.
+	Simulated bool
 
 	// Hook, if set, observes every handled event (see Event). It is called
 	// with a partition lock held: it must not call back into the broker.

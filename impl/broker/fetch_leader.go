@@ -93,7 +93,9 @@ func (b *Broker) answerFetch(m netsim.Message, req protocol.FetchRequest) {
 		r.update = append(r.update, update)
 		anyUpdate = anyUpdate || update
 	}
-	if anyUpdate && b.cfg.Stepped {
+	// Stepped mode parks the read until UpdateFollowerFetchState; the
+	// simulation completes it at once (two events, one decision).
+	if anyUpdate && b.cfg.Stepped && !b.cfg.Simulated {
 		b.reads.mu.Lock()
 		b.reads.pending = append(b.reads.pending, r)
 		b.reads.mu.Unlock()
@@ -151,7 +153,7 @@ func (b *Broker) completeRead(r *servedRead) {
 		if p.role == Leader && !stale {
 			p.updateFollowerFetchState(r.req.ReplicaID, part.FetchOffset, part.LogEndOffset, now)
 			p.maybeIncrementLeaderHW()
-			if !slices.Contains(p.isr, r.req.ReplicaID) && p.isFollowerInSync(r.req.ReplicaID) && !b.cfg.Stepped {
+			if !slices.Contains(p.isr, r.req.ReplicaID) && p.isFollowerInSync(r.req.ReplicaID) && (!b.cfg.Stepped || b.cfg.Simulated) {
 				expand = append(expand, p)
 			}
 		}

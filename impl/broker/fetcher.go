@@ -279,7 +279,7 @@ func (f *fetcherThread) handleOffsetsResponse(m netsim.Message, r protocol.Offse
 // the leader held it (the fetch purgatory) until it had something or the
 // wait expired. The caller holds f.mu.
 func (f *fetcherThread) backoffAfter(failed, empty bool) {
-	if f.b.cfg.Stepped || !failed {
+	if (f.b.cfg.Stepped && !f.b.cfg.Simulated) || !failed {
 		return
 	}
 	f.backoffUntil = f.b.now().Add(f.b.cfg.ReplicaFetchBackoff)

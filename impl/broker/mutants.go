@@ -70,6 +70,22 @@ const (
 	MutantStalePartitionEpoch Mutant = "stale-partition-epoch"
 )
 
+// The simulation's seeded bugs: what the deterministic simulation's checks
+// must catch (refine/sim's tests). They are not in Mutants, whose table
+// (docs/mutants.md) measures the trace sources.
+const (
+	// MutantConsumerPastHW: the leader serves a consumer's fetch (replica
+	// id -1) up to its LEO instead of its HW.
+	MutantConsumerPastHW Mutant = "consumer-past-hw"
+	// MutantLagFromLastFetch: every fetch counts as caught up
+	// (lastCaughtUpTime is the last fetch's time), so a follower that
+	// fetches but never reaches the LEO stays in the ISR for ever.
+	MutantLagFromLastFetch Mutant = "lag-from-last-fetch"
+)
+
+// SimMutants lists the simulation's seeded bugs.
+var SimMutants = []Mutant{MutantConsumerPastHW, MutantLagFromLastFetch}
+
 // Mutants lists every mutant, in the order reports show them.
 var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, MutantHWOverAllReplicas,
 	MutantFollowerHWNotClamped, MutantCacheNotTruncated, MutantStaleLeaderAndIsr, MutantNoViewReset,

@@ -194,6 +194,9 @@ func (p *Partition) readAsLeader(replicaID int32, fp protocol.FetchPartition) (p
 	upTo := leo
 	if !follower {
 		upTo = p.hw
+		if p.b.mutant(MutantConsumerPastHW) { // mutant hook: the consumer is served up to the LEO
+			upTo = leo
+		}
 	}
 	resp.HighWatermark = p.hw
 	if fp.FetchOffset < upTo {
@@ -213,6 +216,9 @@ func (p *Partition) readAsLeader(replicaID int32, fp protocol.FetchPartition) (p
 // previous fetch.
 func (p *Partition) updateFollowerFetchState(f int32, fetchOffset, leaderLEO int64, now time.Time) {
 	rr := p.remote(f)
+	if p.b.mutant(MutantLagFromLastFetch) { // mutant hook: any fetch counts as caught up
+		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, now)
+	}
 	if fetchOffset >= leaderLEO {
 		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, now)
 	} else if rr.lastFetchLeaderLEO >= 0 && fetchOffset >= rr.lastFetchLeaderLEO {

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
@@ -98,7 +99,11 @@ func (rm *ReplicaManager) loadPartitions() error {
 // create opens (creating if needed) a partition's log and registers it.
 func (rm *ReplicaManager) create(tp protocol.TopicPartition, hwCheckpoint int64, replicas []int32) (*Partition, error) {
 	log, err := storage.Open(partitionDir(rm.b.cfg.Dir, tp), storage.Options{SegmentBytes: rm.b.cfg.SegmentBytes, Recover: true,
-		CacheAssign: rm.b.rel.CacheAssign})
+		CacheAssign: rm.b.rel.CacheAssign,
+		// Releases whose cache can legitimately stop matching the log
+		// (0.11's greater-only assign; 2.1 without fencing, an ablation;
+		// 0.10.2 keeps no cache) skip the recovery check.
+		TolerateEpochMismatch: rm.b.rel.CacheAssign != release.TruncateAndAppend || !rm.b.cfg.Fencing})
 	if err != nil {
 		return nil, fmt.Errorf("broker %d: open log of %s: %w", rm.b.cfg.BrokerID, tp, err)
 	}

@@ -39,6 +39,8 @@ type Cluster struct {
 	slots   map[int32]*slot
 	crashes int
 	closed  bool
+	// readCorr numbers ReadAsConsumer's requests.
+	readCorr uint64
 }
 
 // slot is one broker id: its directory, its Lamport clock (kept across
@@ -167,7 +169,7 @@ func (c *Cluster) init() error {
 		return err
 	}
 	c.consumer = cons
-	if cfg.Mode == Free {
+	if cfg.Mode == Free || cfg.Simulated {
 		// The first election (NewPartition -> OnlinePartition).
 		return ctrl.do(func() {
 			rs, _ := ctrl.ctrl.ElectLeaders(ctrl.ctrl.OfflinePartitions(), controller.OfflinePartitionLeaderElectionStrategy)
@@ -200,6 +202,8 @@ func (c *Cluster) brokerConfig(s *slot) broker.Config {
 	cfg.HighWatermarkCheckpointInterval = t.HighWatermarkCheckpointInterval
 	cfg.LogFlushInterval = t.LogFlushInterval
 	cfg.Stepped = c.cfg.Mode == Stepped
+	cfg.Simulated = c.cfg.Simulated
+	cfg.Now = c.cfg.Now
 	cfg.Mutants = c.cfg.Mutants // the mutation check's seeded bugs, none otherwise
 	cfg.Clock = s.clock
 	cfg.Sequence = &c.seq

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/controller"
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/storage"
@@ -63,6 +64,16 @@ type Config struct {
 	// AutoLeaderRebalanceEnable is auto.leader.rebalance.enable (free mode).
 	AutoLeaderRebalanceEnable bool
 
+	// Simulated (with Mode Stepped) is the deterministic simulation's
+	// cluster (Simulate): messages move only when delivered, nothing runs
+	// on its own, but the controller reacts to broker failures and startups
+	// with its own elections, brokers propose ISR expansions and back off
+	// as in free mode, and Now is the simulated clock of every broker.
+	Simulated bool
+	// Now, if set, is the brokers' clock (lag bookkeeping, backoffs,
+	// request deadlines).
+	Now func() time.Time
+
 	// Free mode.
 	Seed   uint64
 	Faults netsim.FaultConfig
@@ -71,6 +82,9 @@ type Config struct {
 	// Mutants are seeded bugs passed to every broker (broker.Mutant), for
 	// the mutation check only.
 	Mutants []broker.Mutant
+	// ControllerMutants are seeded controller bugs (controller.Mutant),
+	// for the simulation's checks only.
+	ControllerMutants []controller.Mutant
 
 	// Hook, if set, receives every event (see broker.Event). It is called
 	// from the brokers' and the controller's goroutines, sometimes with
@@ -125,6 +139,7 @@ func DefaultConfig(dir string) Config {
 // auto.leader.rebalance.enable, replica.lag.time.max.ms,
 // replica.fetch.backoff.ms, replica.fetch.wait.max.ms, request.timeout.ms,
 // replica.high.watermark.checkpoint.interval.ms, log.flush.interval.ms,
+// leader.imbalance.check.interval.seconds (fractions allowed),
 // and the spec's Truncation, Fencing, MinIsrGatesHW, UnflushedLoss,
 // LossyNetwork.
 func (c *Config) Set(key, value string) error {
@@ -180,6 +195,12 @@ func (c *Config) Set(key, value string) error {
 		return dur(&c.Timing.HighWatermarkCheckpointInterval)
 	case "log.flush.interval.ms":
 		return dur(&c.Timing.LogFlushInterval)
+	case "leader.imbalance.check.interval.seconds":
+		secs, err := strconv.ParseFloat(value, 64)
+		if err != nil || secs < 0 {
+			return bad(fmt.Errorf("want seconds"))
+		}
+		c.Timing.LeaderImbalanceCheckInterval = time.Duration(secs * float64(time.Second))
 	case "Truncation", "truncation", "policy":
 		p, err := storage.ParsePolicy(value)
 		if err != nil {
@@ -218,6 +239,8 @@ func (c Config) validate() error {
 	switch {
 	case c.Mode != Stepped && c.Mode != Free:
 		return fmt.Errorf("cluster: unknown mode %d", c.Mode)
+	case c.Simulated && c.Mode != Stepped:
+		return fmt.Errorf("cluster: a simulated cluster is stepped")
 	case c.Dir == "":
 		return fmt.Errorf("cluster: Dir is empty")
 	case c.Brokers < 1 || c.Brokers > 99:

@@ -60,6 +60,7 @@ func newControllerNode(cl *Cluster) (*controllerNode, error) {
 	cfg.IsrWriteKeepsPartitionEpoch = !rel.AsyncIsr
 	cfg.FenceFailedReplicas = rel.AsyncIsr
 	cfg.AcceptStalePartitionEpoch = slices.Contains(cl.cfg.Mutants, broker.MutantStalePartitionEpoch)
+	cfg.Mutants = cl.cfg.ControllerMutants
 	ctrl, err := controller.New(cfg)
 	if err != nil {
 		return nil, err
@@ -235,9 +236,10 @@ func (n *controllerNode) announce(results []controller.ElectionResult) {
 			}
 		}
 		n.cl.emit(Event{
-			Broker:    int32(ControllerNode),
-			Action:    ActElect,
-			Params:    map[string]int64{"r": int64(r.Elected.Leader), "epoch": int64(r.Elected.LeaderEpoch)},
+			Broker: int32(ControllerNode),
+			Action: ActElect,
+			Params: map[string]int64{"r": int64(r.Elected.Leader), "epoch": int64(r.Elected.LeaderEpoch),
+				"strategy": int64(r.Strategy)},
 			Partition: protocol.TopicPartition{Topic: r.Partition.Topic, Partition: r.Partition.Partition},
 			Lamport:   n.clock.Tick(),
 			Seq:       n.cl.seq.Add(1),
@@ -329,7 +331,7 @@ func (n *controllerNode) brokerFailed(b int32, lamport uint64) error {
 		n.mu.Lock()
 		delete(n.channels, b)
 		n.mu.Unlock()
-		if n.cl.cfg.Mode == Free {
+		if n.cl.cfg.Mode == Free || n.cl.cfg.Simulated {
 			rs, _, fenced, _ := n.ctrl.OnBrokerFailureFencing(controller.BrokerID(b))
 			n.announceIsr(fenced)
 			n.announce(rs)
@@ -388,12 +390,21 @@ func (n *controllerNode) brokerStarted(b int32, lamport uint64) error {
 		if len(parts) > 0 {
 			n.enqueue(b, parts)
 		}
-		if n.cl.cfg.Mode == Free {
+		if n.cl.cfg.Mode == Free || n.cl.cfg.Simulated {
 			rs, _, _ := n.ctrl.OnBrokerStartup(controller.BrokerID(b))
 			n.announce(rs)
 		} else {
 			n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOnline)
 		}
+	})
+}
+
+// rebalance is one run of the auto leader rebalance task
+// (checkAndTriggerAutoLeaderRebalance): the simulation fires it on its clock.
+func (n *controllerNode) rebalance() error {
+	return n.do(func() {
+		rs, _ := n.ctrl.CheckImbalance()
+		n.announce(rs)
 	})
 }
 

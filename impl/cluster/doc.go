@@ -24,6 +24,12 @@
 // the controller's KIP-841 and KRaft fencing, which AlterPartition messages
 // are steps, and whether a crashed broker's fetch survives it.
 //
+// Simulate (sim.go) is the deterministic simulation: a stepped cluster
+// with Config.Simulated (the controller elects on its own, brokers expand
+// the ISR and back off as in free mode, no timer runs by itself) driven by
+// one seeded scheduler over a simulated clock, so a run is a function of
+// its seed and settings.
+//
 // Snapshot returns the whole cluster as plain values named after the
 // spec's variables, for the refinement checker's abstraction function;
 // Config.Hook receives every handled event (broker.Event) for trace

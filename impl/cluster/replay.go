@@ -31,10 +31,12 @@ func Replay(cfg Config, steps []Step) (Snapshot, int, error) {
 }
 
 // WriteSteps writes a replayable step list: the settings as "# set k=v"
-// lines, then one step per line.
+// lines, then one step per line. A key given more than once (defaults,
+// then a run's own settings) is written once, with its last value, since
+// ReadSteps refuses a setting given twice.
 func WriteSteps(w io.Writer, settings []string, steps []Step) error {
 	bw := bufio.NewWriter(w)
-	for _, s := range settings {
+	for _, s := range lastByKey(settings) {
 		fmt.Fprintf(bw, "# set %s\n", s)
 	}
 	for _, s := range steps {
@@ -48,12 +50,20 @@ func WriteSteps(w io.Writer, settings []string, steps []Step) error {
 func ReadSteps(r io.Reader) (settings []string, steps []Step, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	setAt := map[string]int{} // the line of each setting
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		switch {
 		case line == "":
 		case strings.HasPrefix(line, "# set "):
-			settings = append(settings, strings.TrimSpace(strings.TrimPrefix(line, "# set ")))
+			kv := strings.TrimSpace(strings.TrimPrefix(line, "# set "))
+			key, _, _ := strings.Cut(kv, "=")
+			key = strings.TrimSpace(key)
+			if l, dup := setAt[key]; dup {
+				return nil, nil, fmt.Errorf("line %d: setting %s given twice (first on line %d)", n, key, l)
+			}
+			setAt[key] = n
+			settings = append(settings, kv)
 		case strings.HasPrefix(line, "#"):
 		default:
 			s, err := ParseStep(line)
@@ -64,4 +74,22 @@ func ReadSteps(r io.Reader) (settings []string, steps []Step, err error) {
 		}
 	}
 	return settings, steps, sc.Err()
+}
+
+// lastByKey keeps one "k=v" per key, the last value, at the key's first
+// position.
+func lastByKey(settings []string) []string {
+	at := map[string]int{}
+	var out []string
+	for _, kv := range settings {
+		key, _, _ := strings.Cut(kv, "=")
+		key = strings.TrimSpace(key)
+		if i, ok := at[key]; ok {
+			out[i] = kv
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, kv)
+	}
+	return out
 }

@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -111,5 +113,33 @@ func TestKRaftFencedFollowerIsNotElected(t *testing.T) {
 	apply(t, c, []Step{S("Restart", A), S("Elect", A), S("HandleLeaderAndIsr", A), S("HandleLeaderAndIsr", B)})
 	if s := c.Snapshot(); brokerOf(s, A).Role != "Leader" || brokerOf(s, B).Role != "Follower" {
 		t.Fatalf("after the last ISR member returned:\n%s", dump(s))
+	}
+}
+
+// A broker whose leader-epoch-checkpoint no longer matches its records'
+// epochs does not come back: Restart fails naming the file and the entry
+// (storage's recovery check), and the broker stays down.
+func TestRestartRefusesAnEpochCacheThatDoesNotMatchTheLog(t *testing.T) {
+	cfg := DefaultConfig(t.TempDir())
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	steps := []Step{S(ActElect, 1), S(broker.ActHandleLeaderAndIsr, 1), S(broker.ActHandleLeaderAndIsr, 2),
+		S(broker.ActProduce, 1), S(broker.ActProduce, 1), S(ActCrash, 1, 2)}
+	if err := c.ApplyAll(steps); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(cfg.Dir, "broker-1", "t-0", storage.LeaderEpochCheckpointFilename)
+	if err := storage.WriteLeaderEpochCheckpoint(ckpt, []storage.EpochEntry{{Epoch: 5, StartOffset: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Restart(1)
+	if err == nil || !strings.Contains(err.Error(), ckpt) || !strings.Contains(err.Error(), "entry (epoch 5, start offset 0) covers offset 0, whose record has epoch 0") {
+		t.Fatalf("restart over a checkpoint (5, 0) of a log of epoch 0: %v", err)
+	}
+	if c.Alive(1) {
+		t.Fatal("the broker came back anyway")
 	}
 }

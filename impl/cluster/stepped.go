@@ -327,3 +327,23 @@ func (c *Cluster) LoseMessage(f int32) error {
 // InFlight is the network's pending messages (for drivers that want to
 // look before they step).
 func (c *Cluster) InFlight() []netsim.Message { return c.net.InFlight() }
+
+// FireTimer runs one of broker b's timers now (broker.FireTimer): its ISR
+// expiration, HW checkpoint, log flush, or a turn of its fetchers' loop.
+// The simulation fires them on its clock; a test may too.
+func (c *Cluster) FireTimer(b int32, t broker.Timer) error {
+	return c.step(func() error {
+		br, err := c.broker(b)
+		if err != nil {
+			return err
+		}
+		return br.FireTimer(t)
+	})
+}
+
+// RebalanceLeaders runs the controller's auto leader rebalance check once
+// (checkAndTriggerAutoLeaderRebalance: preferred elections where the
+// imbalance exceeds leader.imbalance.per.broker.percentage).
+func (c *Cluster) RebalanceLeaders() error {
+	return c.step(func() error { return c.ctrl.rebalance() })
+}

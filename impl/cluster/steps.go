@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -72,7 +73,29 @@ func ParseStep(line string) (Step, error) {
 	if len(s.Args) != n {
 		return Step{}, fmt.Errorf("cluster: step %q: %s takes %d arguments", line, s.Action, n)
 	}
+	if err := s.inRange(); err != nil {
+		return Step{}, fmt.Errorf("cluster: step %q: %w", line, err)
+	}
 	return s, nil
+}
+
+// inRange checks the arguments fit what Apply passes them as: a broker id
+// is an int32 (Kafka's broker.id), so Elect(4294967297) must not become
+// Elect(1) by narrowing; Crash's second argument is a record count, not
+// negative.
+func (s Step) inRange() error {
+	for i, v := range s.Args {
+		if s.Action == ActCrash && i == 1 {
+			if v < 0 {
+				return fmt.Errorf("%s's record count %d is negative", s.Action, v)
+			}
+			continue
+		}
+		if v < 0 || v > math.MaxInt32 {
+			return fmt.Errorf("%s's argument %d, %d, is not a broker id (0..%d)", s.Action, i+1, v, math.MaxInt32)
+		}
+	}
+	return nil
 }
 
 // Apply performs a step with the stepped API.
@@ -83,6 +106,9 @@ func (c *Cluster) Apply(s Step) error {
 	}
 	if len(s.Args) != n {
 		return fmt.Errorf("cluster: %s takes %d arguments, got %d", s.Action, n, len(s.Args))
+	}
+	if err := s.inRange(); err != nil {
+		return fmt.Errorf("cluster: %s: %w", s, err)
 	}
 	a := func(i int) int32 { return int32(s.Args[i]) }
 	switch s.Action {

@@ -287,6 +287,12 @@ func (c *Controller) Elect(tp TopicPartition, strategy ElectionStrategy) (Electi
 		}
 		replicas := p.Replicas()
 		leader, ok := OfflinePartitionLeaderElection(replicas, isr, c.filterLive(replicas), c.cfg.UncleanLeaderElectionEnable)
+		if c.cfg.mutant(MutantOfflineElectionIgnoresIsr) { // mutant hook: the first live replica, in the ISR or not
+			leader, ok = OfflinePartitionLeaderElection(replicas, replicas, c.filterLive(replicas), false)
+			if !slices.Contains(isr, leader) {
+				isr = append(slices.Clone(isr), leader)
+			}
+		}
 		if !ok {
 			return ElectionResult{}, partitionError(ErrEligibleLeadersNotAvailable, tp, ReasonNoEligibleReplica,
 				"no live replica of %v in ISR %v (unclean.leader.election.enable=%t)", replicas, isr, c.cfg.UncleanLeaderElectionEnable)

@@ -174,6 +174,27 @@ type Config struct {
 	// (broker.MutantStalePartitionEpoch): AlterPartition takes a stale
 	// partition epoch for the current one. Never set otherwise.
 	AcceptStalePartitionEpoch bool
+	// Mutants are seeded bugs for the simulation's checks (see Mutant);
+	// never set outside them.
+	Mutants []Mutant
+}
+
+// Mutant is a deliberately seeded controller bug: with one enabled the
+// controller misbehaves in exactly the documented way, so a test can show
+// that the simulation's model validation catches it.
+type Mutant string
+
+// MutantOfflineElectionIgnoresIsr: the offline election picks the first
+// live replica whether or not it is in the ISR, and calls it clean.
+const MutantOfflineElectionIgnoresIsr Mutant = "offline-election-ignores-isr"
+
+func (c Config) mutant(m Mutant) bool {
+	for _, x := range c.Mutants {
+		if x == m {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultConfig returns Kafka's defaults.

@@ -103,6 +103,8 @@ func TestCheckpointCorruption(t *testing.T) {
 		{"count not a number", true, "0\ntwo\n1 0\n2 5\n", 2, "not a number"},
 		{"negative count", true, "0\n-1\n", 2, "negative"},
 		{"count too small", true, "0\n1\n1 0\n2 5\n", 4, "expected 1 entries but found more"},
+		{"trailing garbage", true, "0\n1\n1 0\ngarbage\n", 4, "expected 1 entries but found more"},
+		{"trailing garbage, offsets", false, "0\n1\nt 0 5\n\x00\n", 4, "expected 1 entries but found more"},
 		{"count too large", true, "0\n3\n1 0\n2 5\n", 5, "expected 3 entries but found only 2"},
 		{"huge count", true, "0\n2147483647\n1 0\n", 4, "found only 1"},
 		{"count out of range", true, "0\n2147483648\n", 2, "out of range"},

@@ -124,10 +124,13 @@ func (c *LeaderEpochFileCache) Assign(epoch int32, startOffset int64) error {
 }
 
 // TruncateFromEnd removes the entries whose start offset is >= endOffset
-// (spec TruncateFromEnd), rewriting the checkpoint if any was removed.
+// (spec TruncateFromEnd), rewriting the checkpoint if any was removed. A
+// negative endOffset (UndefinedEpochOffset) changes nothing, as in Kafka's
+// LeaderEpochFileCache.truncateFromEnd, which acts only "if (endOffset >=
+// 0 && ...)"; the model's TruncateFromEnd does the same.
 func (c *LeaderEpochFileCache) TruncateFromEnd(endOffset int64) error {
 	if endOffset < 0 {
-		return fmt.Errorf("storage: truncate epoch cache from negative end offset %d", endOffset)
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

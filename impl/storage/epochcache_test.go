@@ -172,8 +172,17 @@ func TestTruncateFromEnd(t *testing.T) {
 			t.Errorf("TruncateFromEnd(%d) reloaded = %v, %v; want %v", tt.end, reloaded.Entries(), err, tt.want)
 		}
 	}
-	if err := newCache(t, c).TruncateFromEnd(-1); err == nil {
-		t.Error("TruncateFromEnd(-1) succeeded")
+	// Kafka's truncateFromEnd(UNDEFINED_EPOCH_OFFSET) is a no-op; so is
+	// the model's (TestTruncateFromEndUndefinedOffset in model).
+	for _, end := range []int64{UndefinedEpochOffset, -7} {
+		cache := newCache(t, c)
+		if err := cache.TruncateFromEnd(end); err != nil || !slices.Equal(cache.Entries(), c) {
+			t.Errorf("TruncateFromEnd(%d) = %v with entries %v; want no error and %v unchanged", end, err, cache.Entries(), c)
+		}
+		reloaded, err := NewLeaderEpochFileCache(cache.Path())
+		if err != nil || !slices.Equal(reloaded.Entries(), c) {
+			t.Errorf("TruncateFromEnd(%d) reloaded = %v, %v; want %v", end, reloaded.Entries(), err, c)
+		}
 	}
 }
 

@@ -32,6 +32,14 @@ type Options struct {
 	// an unclean shutdown does, instead of failing. What was cut is reported
 	// by Log.Recovered. Damage in any earlier segment is always an error.
 	Recover bool
+	// TolerateEpochMismatch skips Open's check that the leader-epoch-checkpoint
+	// matches the records' epochs (the spec's EpochCacheMatchesLog). Under
+	// LeaderEpoch truncation with fencing the spec keeps the two consistent,
+	// so a mismatch at recovery is damage and Open refuses it; the older
+	// policies (HighWatermark, Kip101) and LeaderEpoch without fencing can
+	// legitimately leave a follower with records its cache does not cover,
+	// and a broker running them passes this.
+	TolerateEpochMismatch bool
 }
 
 // Recovery describes the tail that Open cut off under Options.Recover.
@@ -95,8 +103,53 @@ func Open(dir string, opts Options) (*Log, error) {
 		l.closeFiles()
 		return nil, err
 	}
+	if !opts.TolerateEpochMismatch {
+		if err := l.checkEpochCache(); err != nil {
+			l.closeFiles()
+			return nil, err
+		}
+	}
 	l.flushed = l.leo()
 	return l, nil
+}
+
+// checkEpochCache holds the leader-epoch-checkpoint to the segments' record
+// epochs at recovery (EpochCacheMatchesLog): the entry covering each offset
+// (the last one starting at or before it) must name the epoch of the record
+// there. A mismatch is refused, naming the file, the entry and the record:
+// answering OffsetsForLeaderEpoch from such a cache would send a follower's
+// truncation to the wrong offset. (Kafka rebuilds the cache from the
+// batches of the segments it recovers; here the checkpoint is fsynced on
+// every change, so a mismatch is not a torn write but damage.)
+func (l *Log) checkEpochCache() error {
+	recs, err := l.read(0, 0)
+	if err != nil {
+		return err
+	}
+	entries := l.cache.Entries()
+	cover := -1
+	for _, r := range recs {
+		for cover+1 < len(entries) && entries[cover+1].StartOffset <= r.Offset {
+			cover++
+		}
+		switch {
+		case cover < 0:
+			return fmt.Errorf("storage: %s does not match the log: no entry covers offset %d (a record of epoch %d); the first entry is %s",
+				l.cache.Path(), r.Offset, r.LeaderEpoch, entryOrNone(entries))
+		case entries[cover].Epoch != r.LeaderEpoch:
+			e := entries[cover]
+			return fmt.Errorf("storage: %s does not match the log: entry (epoch %d, start offset %d) covers offset %d, whose record has epoch %d",
+				l.cache.Path(), e.Epoch, e.StartOffset, r.Offset, r.LeaderEpoch)
+		}
+	}
+	return nil
+}
+
+func entryOrNone(es []EpochEntry) string {
+	if len(es) == 0 {
+		return "missing (the checkpoint is empty)"
+	}
+	return fmt.Sprintf("(epoch %d, start offset %d)", es[0].Epoch, es[0].StartOffset)
 }
 
 // load opens and validates the segment files.

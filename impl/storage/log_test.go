@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hwepoch/hwepoch/impl/release"
@@ -404,5 +405,65 @@ func TestConcurrentUse(t *testing.T) {
 	<-done
 	if l.LEO() != 200 {
 		t.Errorf("LEO = %d", l.LEO())
+	}
+}
+
+// Recovery holds the leader-epoch-checkpoint to the records' epochs
+// (EpochCacheMatchesLog): a checkpoint (5, 0) over records of epochs
+// [0, 0, 2] is refused, naming the file and the entry, as is a checkpoint
+// that leaves a record uncovered or names the wrong epoch for a later
+// record; a matching one opens. A broker running a policy that can leave
+// them mismatched tolerates it (TolerateEpochMismatch).
+func TestOpenRefusesEpochCacheThatDoesNotMatchTheLog(t *testing.T) {
+	dir := t.TempDir()
+	l := openLog(t, dir, Options{})
+	leaderAppend(t, l, 0, 1, 2)
+	leaderAppend(t, l, 2, 3)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(dir, LeaderEpochCheckpointFilename)
+	good, err := ReadLeaderEpochCheckpoint(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []EpochEntry{{0, 0}, {2, 2}}; !reflect.DeepEqual(good, want) {
+		t.Fatalf("checkpoint %v, want %v", good, want)
+	}
+	for _, c := range []struct {
+		entries []EpochEntry
+		want    string
+	}{
+		{[]EpochEntry{{5, 0}}, "entry (epoch 5, start offset 0) covers offset 0, whose record has epoch 0"},
+		{[]EpochEntry{{0, 0}}, "entry (epoch 0, start offset 0) covers offset 2, whose record has epoch 2"},
+		{[]EpochEntry{{0, 0}, {2, 1}}, "entry (epoch 2, start offset 1) covers offset 1, whose record has epoch 0"},
+		{[]EpochEntry{{0, 1}, {2, 2}}, "no entry covers offset 0"},
+		{nil, "no entry covers offset 0 (a record of epoch 0); the first entry is missing"},
+	} {
+		if err := WriteLeaderEpochCheckpoint(ckpt, c.entries); err != nil {
+			t.Fatal(err)
+		}
+		l, err := Open(dir, Options{})
+		if err == nil {
+			l.Close()
+			t.Errorf("checkpoint %v over epochs [0 0 2] opened", c.entries)
+			continue
+		}
+		if !strings.Contains(err.Error(), ckpt) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("checkpoint %v: %v\nwant the file %s and %q", c.entries, err, ckpt, c.want)
+		}
+		tolerant, err := Open(dir, Options{TolerateEpochMismatch: true})
+		if err != nil {
+			t.Errorf("checkpoint %v, tolerated: %v", c.entries, err)
+			continue
+		}
+		tolerant.Close()
+	}
+	if err := WriteLeaderEpochCheckpoint(ckpt, good); err != nil {
+		t.Fatal(err)
+	}
+	l = openLog(t, dir, Options{})
+	if e, o := l.EndOffsetForEpoch(0); e != 0 || o != 2 {
+		t.Fatalf("EndOffsetFor(0) = (%d, %d), want (0, 2)", e, o)
 	}
 }

@@ -18,8 +18,10 @@ type Options struct {
 	Symmetry bool
 	// Name labels counterexample traces.
 	Name string
-	// Progress, when set, gets a line every few seconds.
-	Progress io.Writer
+	// Progress, when set, gets a line every few seconds, starting with
+	// ProgressPrefix (the verb running the check).
+	Progress       io.Writer
+	ProgressPrefix string
 }
 
 // Outcome is one lemma's result over the state graph.
@@ -169,7 +171,10 @@ func Check(ctx context.Context, cfg *model.Config, lemmas []Lemma, opt Options) 
 			}
 			if opt.Progress != nil && time.Since(last) > 5*time.Second {
 				last = time.Now()
-				fmt.Fprintf(opt.Progress, "lemmas: %s: %d distinct states, depth %d, %v\n", opt.Name, len(nodes), rep.Depth, time.Since(start).Round(time.Second))
+				// "so far" and "searching": a count while the search goes
+				// on, not its result (the caller reports that when done).
+				fmt.Fprintf(opt.Progress, "%s%s: searching: %d distinct states so far, depth %d, %v elapsed\n",
+					opt.ProgressPrefix, opt.Name, len(nodes), rep.Depth, time.Since(start).Round(time.Second))
 			}
 		}
 		frontier = next

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/hwepoch/hwepoch/internal/strictjson"
 )
 
 // RecordingFile is where the lemma results are recorded, relative to the
@@ -162,7 +164,7 @@ func LoadRecording(path string) (*Recording, error) {
 		return nil, err
 	}
 	var r Recording
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := strictjson.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for i, p := range r.Plans {

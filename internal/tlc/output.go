@@ -41,13 +41,27 @@ var (
 
 // Parse reads TLC's console output. It never fails on odd lines: whatever
 // it cannot place is ignored, and a run that neither completed nor reported
-// a violation is a Verdict "error" carrying TLC's first error line.
+// a violation is a Verdict "error" carrying TLC's first error line. A count
+// too large for an int64 is an error naming its line.
 func Parse(r io.Reader) (Result, error) {
 	var res Result
 	completed := false
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	// A count out of range is an error, not a silent 0 (the regular
+	// expressions admit only digits and commas, so range is all that can
+	// fail).
+	var bad error
+	lineNo := 0
+	atoi64 := func(s string) int64 {
+		v, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
+		if err != nil && bad == nil {
+			bad = fmt.Errorf("TLC output line %d: the number %s is out of range", lineNo, s)
+		}
+		return v
+	}
 	for sc.Scan() {
+		lineNo++
 		line := sc.Text()
 		switch {
 		case res.Version == "" && reVersion.MatchString(line):
@@ -79,6 +93,9 @@ func Parse(r io.Reader) (Result, error) {
 	if err := sc.Err(); err != nil {
 		return res, fmt.Errorf("reading TLC output: %w", err)
 	}
+	if bad != nil {
+		return res, bad
+	}
 	switch {
 	case res.Property != "":
 		res.Verdict = "violated"
@@ -93,9 +110,4 @@ func Parse(r io.Reader) (Result, error) {
 		}
 	}
 	return res, nil
-}
-
-func atoi64(s string) int64 {
-	n, _ := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
-	return n
 }

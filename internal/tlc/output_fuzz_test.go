@@ -47,10 +47,10 @@ func TestParseRecordedLogs(t *testing.T) {
 	}
 }
 
-// Parse never panics or fails on whatever TLC prints (short of a line over
-// 64 MiB), and its Result is consistent: a verdict of the three, a
-// violation with its property and no error, an error with its reason, no
-// negative count.
+// Parse never panics on whatever TLC prints, fails only on a number too
+// large to count (short of a line over 64 MiB), and its Result is
+// consistent: a verdict of the three, a violation with its property and no
+// error, an error with its reason, no negative count.
 func FuzzParse(f *testing.F) {
 	logs, _ := filepath.Glob(filepath.Join(tlcDir, "*.log"))
 	if len(logs) == 0 {
@@ -80,7 +80,10 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		res, err := Parse(bytes.NewReader(b))
 		if err != nil {
-			t.Fatalf("Parse: %v", err)
+			if !strings.Contains(err.Error(), "is out of range") {
+				t.Fatalf("Parse: %v", err)
+			}
+			return
 		}
 		switch res.Verdict {
 		case "violated":

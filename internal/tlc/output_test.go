@@ -69,3 +69,18 @@ func TestManifestMatches(t *testing.T) {
 		t.Fatal("holds must not match an expected violation")
 	}
 }
+
+// A count too large for an int64 is an error naming its line, not a 0
+// recorded as TLC's result.
+func TestParseRefusesCountsOutOfRange(t *testing.T) {
+	out := "Model checking completed. No error has been found.\n" +
+		"99999999999999999999 states generated, 5 distinct states found, 0 states left on queue.\n" +
+		"The depth of the complete state graph search is 3.\n"
+	if _, err := Parse(strings.NewReader(out)); err == nil || !strings.Contains(err.Error(), "line 2: the number 99999999999999999999 is out of range") {
+		t.Errorf("Parse = %v", err)
+	}
+	out = strings.Replace(out, "99999999999999999999", "7", 1)
+	if r, err := Parse(strings.NewReader(out)); err != nil || r.StatesGenerated != 7 {
+		t.Errorf("Parse = %+v, %v", r, err)
+	}
+}

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
@@ -24,9 +27,27 @@ type ConfigResult struct {
 	Found string // "holds" | "violated"
 	OK    bool   // Found (and the property) equals the manifest's expectation
 	TLC   *tlcjson.Run
-	VsTLC string // "=", "MISMATCH" or "" (no recorded run)
-	Why   string // what the mismatch with TLC is
+	VsTLC string // VsSameStates, VsSameViolation, VsMismatch, VsCfgChanged or "" (no recorded run)
+	Why   string // what the mismatch with TLC is, or how the configuration changed
 }
+
+// The comparisons with TLC's recorded run (the "vs TLC" column). "=" means
+// one thing only: the explorer counted exactly TLC's distinct states and
+// depth, which is only asked of configurations that hold. Where a property
+// is violated, the states counted depend on when each checker stops, so
+// the explorer must find the same property violated by a counterexample no
+// longer than TLC's: that is VsSameViolation, never "=".
+const (
+	VsSameStates    = "="              // holds: the same verdict, distinct states and depth as TLC
+	VsSameViolation = "same violation" // violated: the same property, a counterexample no longer than TLC's
+	VsMismatch      = "MISMATCH"       // the verdict, the counts or the property differ from TLC's
+	VsCfgChanged    = "cfg changed"    // the .cfg changed since TLC's run: not compared (rerun hwepoch tlc)
+)
+
+// VsTLCLegend explains the "vs TLC" column, for the tables that show it.
+const VsTLCLegend = `vs TLC: "=" same distinct states and depth as TLC's recorded run (holds); "same violation" the same property violated,
+        by a counterexample no longer than TLC's (states counted are not compared: they depend on when each checker stops);
+        "cfg changed" the .cfg was edited after TLC's run, so nothing is compared (rerun hwepoch tlc NAME)`
 
 // Expectation is the manifest's verdict for e: "holds" or "violated P".
 func Expectation(e tlccfg.Entry) string {
@@ -46,42 +67,50 @@ func (r ConfigResult) FoundString() string {
 
 // Good reports a verdict as the manifest expects that agrees with TLC's
 // recorded run, if there is one.
-func (r ConfigResult) Good() bool { return r.OK && r.VsTLC != "MISMATCH" }
+func (r ConfigResult) Good() bool { return r.OK && r.VsTLC != VsMismatch }
 
 // ExploreOptions configure ExploreConfig.
 type ExploreOptions struct {
 	Workers int
-	// Progress, when set, gets a line "PREFIXexploring NAME (constants)"
-	// before the search and the explorer's periodic progress lines.
+	// Progress, when set, gets the explorer's periodic progress lines and,
+	// with Announce, a line "PREFIXexploring NAME (constants)" before the
+	// search.
 	Progress       io.Writer
 	ProgressPrefix string
+	Announce       bool
+	ProgressEvery  time.Duration // the explorer's interval (0: its default, 2s)
 }
 
 // ExploreConfig loads e's .cfg, explores it exhaustively and judges the
 // result (Judge). runs may be nil: then nothing is compared with TLC.
 func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, runs *tlcjson.Runs, opt ExploreOptions) (ConfigResult, error) {
-	chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+	chk, err := man.LoadCheck(e)
 	if err != nil {
 		return ConfigResult{}, err
 	}
-	if opt.Progress != nil {
+	if opt.Progress != nil && opt.Announce {
 		fmt.Fprintf(opt.Progress, "%sexploring %s (%s)\n", opt.ProgressPrefix, e.Name, chk.Config.String())
 	}
 	res, err := explore.Run(ctx, &chk.Config, explore.Options{
 		Workers: opt.Workers, Invariants: chk.Invariants, Properties: chk.Properties,
-		Symmetry: chk.Symmetry, ConfigName: e.Name, Progress: opt.Progress,
+		Symmetry: chk.Symmetry, ConfigName: e.Name, Progress: opt.Progress, ProgressEvery: opt.ProgressEvery,
 	})
 	if err != nil {
 		return ConfigResult{}, fmt.Errorf("%s: %v", e.Name, err)
 	}
-	return Judge(e, chk, res, runs), nil
+	cfgSum, err := tlcjson.FileSHA256(man.CfgPath(e))
+	if err != nil {
+		return ConfigResult{}, err
+	}
+	return Judge(e, chk, cfgSum, res, runs), nil
 }
 
 // Judge compares the explorer's result with the manifest and TLC's run:
 // the same verdict; for holding configurations the same distinct states
 // and depth; for violations the same property and a counterexample no
-// longer than TLC's.
-func Judge(e tlccfg.Entry, chk *tlccfg.Check, res *explore.Result, runs *tlcjson.Runs) ConfigResult {
+// longer than TLC's. cfgSHA256 is the SHA-256 of the .cfg explored: a run
+// TLC made on another version of it is not compared (VsCfgChanged).
+func Judge(e tlccfg.Entry, chk *tlccfg.Check, cfgSHA256 string, res *explore.Result, runs *tlcjson.Runs) ConfigResult {
 	row := ConfigResult{Entry: e, Check: chk, Res: res, Found: "holds"}
 	if res.Violation != nil {
 		row.Found = "violated"
@@ -95,39 +124,70 @@ func Judge(e tlccfg.Entry, chk *tlccfg.Check, res *explore.Result, runs *tlcjson
 		return row
 	}
 	row.TLC = &tlc
-	row.VsTLC = "="
+	if tlc.CfgSHA256 != cfgSHA256 {
+		row.VsTLC, row.Why = VsCfgChanged, fmt.Sprintf("%s.cfg changed since TLC's run (recorded for sha256 %.12s…, the file is now %.12s…): not compared; rerun `hwepoch tlc %s`",
+			e.Name, tlc.CfgSHA256, cfgSHA256, e.Name)
+		return row
+	}
+	row.VsTLC = VsSameStates
+	if tlc.Verdict == "violated" {
+		row.VsTLC = VsSameViolation
+	}
 	switch {
 	case tlc.Verdict != row.Found:
-		row.VsTLC, row.Why = "MISMATCH", fmt.Sprintf("TLC: %s, explorer: %s", tlc.Verdict, row.Found)
+		row.VsTLC, row.Why = VsMismatch, fmt.Sprintf("TLC: %s, explorer: %s", tlc.Verdict, row.Found)
 	case tlc.Verdict == "holds" && (tlc.DistinctStates != res.Distinct || tlc.Depth != res.Depth):
-		row.VsTLC, row.Why = "MISMATCH", fmt.Sprintf("TLC: %d distinct states, depth %d; explorer: %d, depth %d",
+		row.VsTLC, row.Why = VsMismatch, fmt.Sprintf("TLC: %d distinct states, depth %d; explorer: %d, depth %d",
 			tlc.DistinctStates, tlc.Depth, res.Distinct, res.Depth)
 	case tlc.Verdict == "violated" && tlc.Property != "" && tlc.Property != res.Violation.Property:
-		row.VsTLC, row.Why = "MISMATCH", fmt.Sprintf("TLC violated %s, explorer %s", tlc.Property, res.Violation.Property)
+		row.VsTLC, row.Why = VsMismatch, fmt.Sprintf("TLC violated %s, explorer %s", tlc.Property, res.Violation.Property)
 	case tlc.Verdict == "violated" && tlc.TraceLength > 0 && res.Violation.Trace.Len() > tlc.TraceLength:
-		row.VsTLC, row.Why = "MISMATCH", fmt.Sprintf("TLC's counterexample has %d states, the explorer's %d", tlc.TraceLength, res.Violation.Trace.Len())
+		row.VsTLC, row.Why = VsMismatch, fmt.Sprintf("TLC's counterexample has %d states, the explorer's %d", tlc.TraceLength, res.Violation.Trace.Len())
 	}
 	return row
 }
 
-// LoadRuns reads TLC's recorded runs for the spec of man: runsDir/runs.json.
-// When the file does not exist, or was recorded for another version of the
-// spec, it returns nil runs and a note saying so (nothing is then compared
-// with TLC); other errors are errors.
-func LoadRuns(man *tlccfg.Manifest, runsDir string) (runs *tlcjson.Runs, note string, err error) {
-	runs, err = tlcjson.LoadRuns(runsDir)
+// LoadRuns reads TLC's recorded runs for the spec of man from the file
+// runsPath (traces/tlc/runs.json, or check -runs FILE). When the file does
+// not exist, or was recorded for another version of the spec, it returns
+// nil runs and a note saying so (nothing is then compared with TLC); other
+// errors are errors. The note names the file relative to the current
+// directory, where the user is.
+func LoadRuns(man *tlccfg.Manifest, runsPath string) (runs *tlcjson.Runs, note string, err error) {
+	runs, err = tlcjson.LoadRunsFile(runsPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Sprintf("%s does not exist: not comparing with TLC (run `hwepoch tlc` to record TLC's runs)", filepath.Join(runsDir, "runs.json")), nil
+		return nil, fmt.Sprintf("%s does not exist: not comparing with TLC (run `hwepoch tlc` to record TLC's runs)", Rel(runsPath)), nil
 	case err != nil:
 		return nil, "", err
 	case runs.SpecSHA256 != "":
 		if sum, err := tlcjson.FileSHA256(filepath.Join(man.Dir, man.Spec)); err == nil && sum != runs.SpecSHA256 {
-			return nil, fmt.Sprintf("%s was recorded for another version of %s: not comparing with TLC (rerun `hwepoch tlc`)", filepath.Join(runsDir, "runs.json"), man.Spec), nil
+			return nil, fmt.Sprintf("%s was recorded for another version of %s: not comparing with TLC (rerun `hwepoch tlc`)", Rel(runsPath), man.Spec), nil
 		}
 	}
 	return runs, "", nil
 }
 
+// Rel names path relative to the current directory when it lies below it,
+// else as given (absolute paths stay absolute): how messages name files.
+func Rel(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(wd, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
+}
+
 // RunsDir is traces/tlc beside the spec directory.
 func RunsDir(specDir string) string { return filepath.Join(filepath.Dir(specDir), "traces", "tlc") }
+
+// RunsFile is RunsDir's runs.json.
+func RunsFile(specDir string) string { return filepath.Join(RunsDir(specDir), "runs.json") }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
@@ -13,14 +14,16 @@ import (
 // LemmaRows checks the lemmas of each plan (internal/lemmas) over every
 // reachable state and step of its configuration: one row per lemma, whose
 // expected verdict is the plan's.
-func LemmaRows(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Plan, progress io.Writer) []Row {
-	return LemmaRowsFunc(ctx, man, plans, progress, nil)
+// Progress lines go to progress, each starting with prefix (the verb
+// running them: "hwepoch verify: [lemma] ", "hwepoch lemmas: ").
+func LemmaRows(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Plan, progress io.Writer, prefix string) []Row {
+	return LemmaRowsFunc(ctx, man, plans, progress, prefix, nil)
 }
 
 // LemmaRowsFunc is LemmaRows, calling done (when not nil) with each plan's
 // report as soon as its configuration has been explored: how
 // `hwepoch lemmas -record` records the results.
-func LemmaRowsFunc(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Plan, progress io.Writer,
+func LemmaRowsFunc(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Plan, progress io.Writer, prefix string,
 	done func(p lemmas.Plan, cfgPath string, rep *lemmas.Report) error) []Row {
 	var rows []Row
 	for _, p := range plans {
@@ -29,18 +32,22 @@ func LemmaRowsFunc(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Pla
 			rows = append(rows, Row{Stage: "lemma", Item: p.Config, Expected: "a configuration of the manifest", Found: "none", Status: Fail})
 			continue
 		}
-		chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+		chk, err := man.LoadCheck(e)
 		if err != nil {
 			rows = append(rows, Row{Stage: "lemma", Item: p.Config, Expected: "loads", Found: "error: " + err.Error(), Status: Fail})
 			continue
 		}
 		if progress != nil {
-			fmt.Fprintf(progress, "hwepoch verify: [lemma] checking the lemmas on every state of %s\n", p.Config)
+			fmt.Fprintf(progress, "%schecking the lemmas on every state of %s\n", prefix, p.Config)
 		}
-		rep, err := lemmas.Check(ctx, &chk.Config, lemmas.All, lemmas.Options{Symmetry: chk.Symmetry, Name: p.Config, Progress: progress})
+		rep, err := lemmas.Check(ctx, &chk.Config, lemmas.All, lemmas.Options{Symmetry: chk.Symmetry, Name: p.Config,
+			Progress: progress, ProgressPrefix: prefix})
 		if err != nil {
 			rows = append(rows, Row{Stage: "lemma", Item: p.Config, Expected: "explores", Found: "error: " + err.Error(), Status: Fail})
 			continue
+		}
+		if progress != nil {
+			fmt.Fprintf(progress, "%s%s done: %d distinct states, depth %d, %v\n", prefix, p.Config, rep.Distinct, rep.Depth, rep.Duration.Round(time.Second/10))
 		}
 		rows = append(rows, PlanRows(p, rep, chk)...)
 		if done != nil {
@@ -76,7 +83,7 @@ func PlanRows(p lemmas.Plan, rep *lemmas.Report, chk *tlccfg.Check) []Row {
 		case o.Violated != nil:
 			row.Found = fmt.Sprintf("violated (trace %d)", o.Violated.Len())
 			row.Counterexample = &Counterexample{Title: fmt.Sprintf("lemma %s @ %s: violated", o.Lemma, p.Config),
-				Config: &chk.Config, Trace: *o.Violated}
+				Config: &chk.Config, Trace: *o.Violated, Show: "hwepoch lemmas " + p.Config}
 			if hold {
 				row.Status = Fail
 			}

@@ -44,9 +44,13 @@ func scenarioRow(sc scenario.Scenario, c scenario.Case) Row {
 	}
 	if !v.Holds {
 		cfg := sc.Config(c)
+		show := fmt.Sprintf("hwepoch scenario %s -policy %s", sc.Name, c.Policy)
+		if c.Variant.Name != "" {
+			show += " -variant " + c.Variant.String()
+		}
 		row.Counterexample = &Counterexample{
 			Title:  fmt.Sprintf("scenario %s %s: %s", sc.Name, c, v),
-			Config: &cfg, Trace: tr,
+			Config: &cfg, Trace: tr, Show: show,
 		}
 	}
 	return row

@@ -36,6 +36,9 @@ type ExplorePlan struct {
 	// counted more distinct states than this is skipped.
 	Budget  int64
 	Workers int
+	// Verbose: a progress line before each configuration, not only the
+	// explorer's periodic ones.
+	Verbose bool
 }
 
 // ExploreRows explores the configurations of man the plan selects and
@@ -50,8 +53,14 @@ func ExploreRows(ctx context.Context, man *tlccfg.Manifest, runs *tlcjson.Runs, 
 			continue
 		}
 		start := time.Now()
+		// Without Verbose, a line every 10s of a long search, not every 2s:
+		// verify's whole output then fits a screen.
+		every := 10 * time.Second
+		if plan.Verbose {
+			every = 0
+		}
 		r, err := ExploreConfig(ctx, man, e, runs, ExploreOptions{Workers: plan.Workers, Progress: progress,
-			ProgressPrefix: "hwepoch verify: [explore] "})
+			ProgressPrefix: "hwepoch verify: [explore] ", Announce: plan.Verbose, ProgressEvery: every})
 		if err != nil {
 			rows = append(rows, Row{Stage: "explore", Item: e.Name, Policy: e.Policy, Time: time.Since(start),
 				Expected: Expectation(e), Found: "error: " + err.Error(), Status: Fail})
@@ -71,7 +80,7 @@ func skipConfig(e tlccfg.Entry, runs *tlcjson.Runs, plan ExplorePlan) string {
 		if e.CI {
 			return ""
 		}
-		return "skipped (not ci-marked; run without --quick)"
+		return `skipped (not in --quick's set: manifest "ci": false; run without --quick)`
 	}
 	if runs != nil {
 		if tlc, ok := runs.Exhaustive(e.Name); ok {
@@ -88,21 +97,22 @@ func skipConfig(e tlccfg.Entry, runs *tlcjson.Runs, plan ExplorePlan) string {
 }
 
 func exploreRow(r ConfigResult) Row {
-	row := Row{Stage: "explore", Item: r.Entry.Name, Policy: r.Entry.Policy,
+	row := Row{Stage: "explore", Item: r.Entry.Name, Policy: r.Check.Config.Truncation,
 		Size: fmt.Sprintf("%d states", r.Res.Distinct), Depth: fmt.Sprint(r.Res.Depth), Time: r.Res.Duration,
 		Expected: Expectation(r.Entry), Found: r.FoundString(), Status: Pass}
 	if r.TLC != nil {
 		if r.TLC.Verdict == "holds" {
-			row.Expected += fmt.Sprintf(" (TLC: %d states, depth %d)", r.TLC.DistinctStates, r.TLC.Depth)
+			row.Expected += fmt.Sprintf(" (TLC: %d distinct states, depth %d)", r.TLC.DistinctStates, r.TLC.Depth)
 		} else {
-			row.Expected += fmt.Sprintf(" (TLC: trace %d)", r.TLC.TraceLength)
+			row.Expected += fmt.Sprintf(" (TLC's counterexample: %d states)", r.TLC.TraceLength)
 		}
 	}
 	if v := r.Res.Violation; v != nil {
-		row.Found += fmt.Sprintf(" (trace %d)", v.Trace.Len())
+		row.Found += fmt.Sprintf(" (counterexample: %d states)", v.Trace.Len())
 		row.Counterexample = &Counterexample{
 			Title:  fmt.Sprintf("explore %s: %s", r.Entry.Name, v),
 			Config: &r.Check.Config, Trace: v.Trace,
+			Show: "hwepoch check " + r.Entry.Name,
 		}
 	} else if r.TLC != nil {
 		row.Found += fmt.Sprintf(" (%d states, depth %d)", r.Res.Distinct, r.Res.Depth)
@@ -111,9 +121,12 @@ func exploreRow(r ConfigResult) Row {
 		row.Status = Fail
 		row.Found += " WRONG"
 	}
-	if r.VsTLC == "MISMATCH" {
+	switch r.VsTLC {
+	case VsMismatch:
 		row.Status = Fail
 		row.Found += "; MISMATCH WITH TLC: " + r.Why
+	case VsCfgChanged:
+		row.Found += "; NOT COMPARED WITH TLC: " + r.Why
 	}
 	return row
 }

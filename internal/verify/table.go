@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace"
@@ -54,6 +55,9 @@ type Counterexample struct {
 	Config *model.Config
 	Trace  trace.Trace
 	Text   string
+	// Show is the command that prints it in full on its own ("hwepoch
+	// check NAME"); "" when only hwepoch verify -traces does.
+	Show string
 }
 
 // Write prints c: its title, then the dense trace (trace.Render, as
@@ -118,4 +122,126 @@ func fmtDuration(d time.Duration) string {
 		return d.Round(10 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// Width is the widest line verify's summary prints: a terminal of 120
+// columns shows it without wrapping.
+const Width = 120
+
+// WriteSummary prints one line per stage: its checks, how many gave the
+// expected verdict, how many did not and how many were skipped, and the
+// time it took.
+func WriteSummary(w io.Writer, rows []Row, took map[string]time.Duration) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stage\tchecks\tas expected\tnot\tskipped\ttime\t")
+	var order []string
+	by := map[string][]Row{}
+	for _, r := range rows {
+		if _, ok := by[r.Stage]; !ok {
+			order = append(order, r.Stage)
+		}
+		by[r.Stage] = append(by[r.Stage], r)
+	}
+	for _, st := range order {
+		p, f, sk := Count(by[st])
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", st, len(by[st]), p, f, sk, fmtDuration(took[st]))
+	}
+	tw.Flush()
+}
+
+// WriteRecords prints rows one record each, no line wider than width: a
+// header line (mark, stage, item, policy, size, depth, time), then what
+// was expected and what was found, wrapped and indented.
+func WriteRecords(w io.Writer, rows []Row, width int) {
+	for _, r := range rows {
+		t := "-"
+		if r.Status != Skipped || r.Time > 0 {
+			t = fmtDuration(r.Time)
+		}
+		head := fmt.Sprintf("%s %s %s", r.Status.Mark(), r.Stage, r.Item)
+		for _, x := range []string{r.Policy, r.Size} {
+			if x != "" {
+				head += " · " + x
+			}
+		}
+		if r.Depth != "" && r.Depth != "-" {
+			head += " · depth " + r.Depth
+		}
+		head += " · " + t
+		for _, l := range Wrap(head, width, "    ") {
+			fmt.Fprintln(w, l)
+		}
+		for _, l := range Wrap("expected: "+r.Expected, width, "        ") {
+			fmt.Fprintln(w, "    "+l)
+		}
+		for _, l := range Wrap("found:    "+r.Found, width, "        ") {
+			fmt.Fprintln(w, "    "+l)
+		}
+	}
+}
+
+// Wrap breaks s at spaces into lines of at most width-4 runes (WriteRecords
+// indents each by 4); lines after the first start with indent. A word too
+// long for a line is cut.
+func Wrap(s string, width int, indent string) []string {
+	limit := width - 4
+	n := utf8.RuneCountInString
+	var out []string
+	cur, empty := "", true // empty: cur holds no word yet
+	for _, word := range strings.Fields(s) {
+		switch {
+		case empty:
+			cur += word
+		case n(cur)+1+n(word) <= limit:
+			cur += " " + word
+		default:
+			out = append(out, cur)
+			cur = indent + word
+		}
+		empty = false
+		for n(cur) > limit { // a word longer than a line
+			r := []rune(cur)
+			out = append(out, string(r[:limit]))
+			cur = indent + string(r[limit:])
+		}
+	}
+	if !empty {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// Clip shortens s to at most n runes, ending it with "…" when cut.
+func Clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// OneLine is a row's counterexample in one line of at most width runes.
+// Where a command prints it in full, the line is that command, ready to
+// copy, and what was found as a shell comment: "[n] hwepoch check NAME  #
+// FOUND". Otherwise it is "[n] STAGE ITEM POLICY: FOUND  # in full:
+// FALLBACK". FOUND is clipped to fit; commands never are.
+func (r Row) OneLine(n, width int, fallback string) string {
+	found := strings.TrimSuffix(r.Found, fmt.Sprintf(" [%d]", n))
+	var head, tail string
+	if show := r.Counterexample.Show; show != "" {
+		head = fmt.Sprintf("[%d] %s  # ", n, show)
+	} else {
+		head = fmt.Sprintf("[%d] %s %s", n, r.Stage, r.Item)
+		if r.Policy != "" {
+			head += " " + r.Policy
+		}
+		head += ": "
+		tail = "  # in full: " + fallback
+	}
+	// At least 10 columns of what was found; a head too long for that (a
+	// long item name) is clipped instead, so the line stays within width.
+	if room := width - utf8.RuneCountInString(tail) - 10; utf8.RuneCountInString(head) > room {
+		head = Clip(head, room-2) + ": "
+	}
+	room := width - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+	return head + Clip(found, room) + tail
 }

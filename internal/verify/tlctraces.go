@@ -104,7 +104,15 @@ func tlcTraceRow(man *tlccfg.Manifest, runsDir, file string, byTrace map[string]
 	} else {
 		row.Expected = "replays, " + want + " at the last state"
 	}
-	chk, err := tlccfg.LoadCheck(filepath.Join(man.Dir, cfgName+".cfg"))
+	cfgPath := filepath.Join(man.Dir, cfgName+".cfg")
+	if sum, err := tlcjson.FileSHA256(cfgPath); err == nil && recorded && sum != rec.CfgSHA256 {
+		// The trace was made under another version of the .cfg: replaying
+		// it under this one proves nothing either way.
+		row.Size = fmt.Sprintf("skipped (%s.cfg changed since TLC's run made this trace; rerun hwepoch tlc %s)", cfgName, rec.Name)
+		row.Found, row.Status = "not replayed", Skipped
+		return row
+	}
+	chk, err := tlccfg.LoadCheck(cfgPath)
 	if err != nil {
 		if os.IsNotExist(err) {
 			err = fmt.Errorf("no configuration %s for this trace (record it in runs.json or name the trace after its .cfg)", cfgName)

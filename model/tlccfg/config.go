@@ -3,6 +3,7 @@ package tlccfg
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hwepoch/hwepoch/model"
 )
@@ -39,15 +40,15 @@ func (f *File) ToCheck() (*Check, error) {
 	}
 	switch {
 	case f.Specification != "" && f.Specification != "Spec":
-		return nil, at(1, f.Specification, "SPECIFICATION must be Spec (Init /\\ [][Next]_vars)")
+		return nil, at(f.line(f.Specification), f.Specification, "SPECIFICATION must be Spec (Init /\\ [][Next]_vars)")
 	case f.Specification == "" && (f.Init != "Init" || f.Next != "Next"):
-		return nil, at(1, "", "give SPECIFICATION Spec, or INIT Init and NEXT Next")
+		return nil, at(max(f.line("INIT"), f.line("NEXT")), "", "give SPECIFICATION Spec, or INIT Init and NEXT Next")
 	}
 	if f.Symmetry != "" && f.Symmetry != "Symmetry" {
-		return nil, at(1, f.Symmetry, "SYMMETRY must be the spec's Symmetry (Permutations(Replicas))")
+		return nil, at(f.line(f.Symmetry), f.Symmetry, "SYMMETRY must be the spec's Symmetry (Permutations(Replicas))")
 	}
 	if len(f.Constraints) > 0 {
-		return nil, at(1, f.Constraints[0], "CONSTRAINT is not supported: the spec bounds its state space with MaxRecords, MaxEpoch and MaxCrashes")
+		return nil, at(f.line(f.Constraints[0]), f.Constraints[0], "CONSTRAINT is not supported: the spec bounds its state space with MaxRecords, MaxEpoch and MaxCrashes")
 	}
 	known := map[string]ValueKind{}
 	for _, c := range specConstants {
@@ -64,9 +65,14 @@ func (f *File) ToCheck() (*Check, error) {
 		}
 		vals[c.Name] = c.Value
 	}
+	// A constant not assigned is missing from the CONSTANTS section.
+	constantsLine := f.line("CONSTANTS")
+	if _, ok := f.Lines["CONSTANTS"]; !ok {
+		constantsLine = f.line("CONSTANT")
+	}
 	for _, c := range specConstants {
 		if _, ok := vals[c.name]; !ok {
-			return nil, at(1, "", "constant %s is not assigned", c.name)
+			return nil, at(constantsLine, "", "constant %s is not assigned", c.name)
 		}
 	}
 	none := vals["None"]
@@ -98,16 +104,28 @@ func (f *File) ToCheck() (*Check, error) {
 	cfg.MaxCrashes = vals["MaxCrashes"].Int
 	cfg.MaxPartitionEpoch = vals["MaxPartitionEpoch"].Int
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: ASSUME violated: %w", f.Path, err)
+		// Place the error at the constant it names.
+		line := constantsLine
+		for _, c := range f.Constants {
+			if strings.Contains(err.Error(), "constant "+c.Name+" ") || c.Name == "Replicas" && strings.Contains(err.Error(), "replica ") {
+				line = c.Line
+				break
+			}
+		}
+		return nil, at(line, "", "ASSUME violated: %v", err)
+	}
+	if len(f.Invariants) == 0 && len(f.Properties) == 0 {
+		// Every search of it would "hold": a verdict that says nothing.
+		return nil, at(f.line("CONSTANTS"), "", "the configuration checks nothing: give INVARIANTS or PROPERTIES")
 	}
 	for _, n := range f.Invariants {
 		if _, ok := model.Invariants[n]; !ok {
-			return nil, at(1, n, "unknown invariant %s (the spec's invariants: %v)", n, model.InvariantNames())
+			return nil, at(f.line(n), n, "unknown invariant %s (the spec's invariants: %v)", n, model.InvariantNames())
 		}
 	}
 	for _, n := range f.Properties {
 		if _, ok := model.Properties[n]; !ok {
-			return nil, at(1, n, "unknown property %s (the spec's action properties: %v)", n, model.PropertyNames())
+			return nil, at(f.line(n), n, "unknown property %s (the spec's action properties: %v)", n, model.PropertyNames())
 		}
 	}
 	return &Check{Name: Base(f.Path), Config: cfg, Invariants: f.Invariants, Properties: f.Properties,

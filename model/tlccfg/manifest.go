@@ -1,11 +1,14 @@
 package tlccfg
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/hwepoch/hwepoch/internal/strictjson"
+	"github.com/hwepoch/hwepoch/model"
 )
 
 // Manifest is spec/manifest.json: every configuration and the verdict it must give.
@@ -26,6 +29,28 @@ type Entry struct {
 	Property string `json:"property"` // the property that must be violated
 	CI       bool   `json:"ci"`
 	About    string `json:"about"`
+}
+
+// Policies are the spec's truncation policies (its Truncation constant).
+var Policies = []string{model.HighWatermark, model.Kip101, model.LeaderEpoch}
+
+// kindExpect is the verdict each kind of configuration must expect: a proof
+// holds; a counterexample shows a property broken; a witness shows a
+// situation reachable by violating a Never... property.
+var kindExpect = map[string]string{"proof": "holds", "counterexample": "violated", "witness": "violated"}
+
+// LoadCheck loads the entry's .cfg and checks that it is the configuration
+// the manifest says: the same truncation policy, since tables print the
+// manifest's.
+func (m *Manifest) LoadCheck(e Entry) (*Check, error) {
+	chk, err := LoadCheck(m.CfgPath(e))
+	if err != nil {
+		return nil, err
+	}
+	if chk.Config.Truncation != e.Policy {
+		return nil, fmt.Errorf("%s: %s: policy = %q, but %s sets Truncation = %q", filepath.Join(m.Dir, "manifest.json"), e.Name, e.Policy, m.CfgPath(e), chk.Config.Truncation)
+	}
+	return chk, nil
 }
 
 // CfgPath is the entry's .cfg file.
@@ -49,10 +74,14 @@ func LoadManifest(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := strictjson.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	m.Dir = dir
+	if len(m.Configs) == 0 {
+		// An empty list would pass every check as "all 0 verdicts as expected".
+		return nil, fmt.Errorf("%s: configs: no configurations", path)
+	}
 	seen := map[string]bool{}
 	for i, e := range m.Configs {
 		switch {
@@ -66,6 +95,14 @@ func LoadManifest(dir string) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: %s: expect = %q, want \"holds\" or \"violated\"", path, e.Name, e.Expect)
 		case e.Expect == "violated" && e.Property == "":
 			return nil, fmt.Errorf("%s: %s: expect = violated needs the property", path, e.Name)
+		case e.Expect == "holds" && e.Property != "":
+			return nil, fmt.Errorf("%s: %s: property %q given, but expect = holds (a property names what must be violated)", path, e.Name, e.Property)
+		case !slices.Contains(Policies, e.Policy):
+			return nil, fmt.Errorf("%s: %s: policy = %q, want one of %q", path, e.Name, e.Policy, Policies)
+		case kindExpect[e.Kind] == "":
+			return nil, fmt.Errorf("%s: %s: kind = %q, want \"proof\", \"counterexample\" or \"witness\"", path, e.Name, e.Kind)
+		case kindExpect[e.Kind] != e.Expect:
+			return nil, fmt.Errorf("%s: %s: a %s must expect %s, not %s", path, e.Name, e.Kind, kindExpect[e.Kind], e.Expect)
 		}
 		seen[e.Name] = true
 		if _, err := os.Stat(m.CfgPath(e)); err != nil {
@@ -89,7 +126,7 @@ func FindSpecDir(dir string) (string, error) {
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return "", fmt.Errorf("no spec/manifest.json in %s or any parent directory: run from the hwepoch repository or pass -spec", dir)
+			return "", fmt.Errorf("no spec/manifest.json in %s or any parent directory: run from the hwepoch repository", dir)
 		}
 		d = parent
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,6 +47,9 @@ func FuzzLoadManifest(f *testing.F) {
 	f.Add([]byte(`null`))
 	f.Add([]byte(`{"configs": [{"name": "a", "expect": "holds"}, {"name": "a", "expect": "holds"}]}`))
 	f.Add([]byte(`{"configs": [{"name": "a", "expect": "violated"}]}`))
+	f.Add([]byte(`{"configs": [{"name": "a", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}]}`))
+	f.Add([]byte(`{"configs": [{"name": "a", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}]} {"configs": []}`))
+	f.Add([]byte(`{"configs": [{"name": "a", "name": "b", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}]}`))
 	f.Add([]byte(`{"configs": [{"name": "a-nocfg", "expect": "holds"}]}`))
 	f.Add([]byte(`{"configs": [{"name": "../a", "expect": "holds"}, {"name": "", "expect": "maybe"}]}`))
 	f.Add([]byte(`{"configs": [{"name": "a\u0000", "expect": "violated", "property": "P", "ci": 1}]}`))
@@ -71,6 +75,9 @@ func FuzzLoadManifest(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if len(m.Configs) == 0 {
+			t.Fatal("a manifest without configurations accepted")
+		}
 		if m.Dir != work {
 			t.Fatalf("Dir = %q, want %q", m.Dir, work)
 		}
@@ -80,6 +87,9 @@ func FuzzLoadManifest(f *testing.F) {
 			}
 			if e.Expect != "holds" && e.Expect != "violated" || e.Expect == "violated" && e.Property == "" {
 				t.Fatalf("%q: accepted with expect %q, property %q", e.Name, e.Expect, e.Property)
+			}
+			if kindExpect[e.Kind] != e.Expect || !slices.Contains(Policies, e.Policy) {
+				t.Fatalf("%q: accepted with kind %q, policy %q, expect %q", e.Name, e.Kind, e.Policy, e.Expect)
 			}
 			if got, ok := m.Lookup(e.Name); !ok || got != e {
 				t.Fatalf("Lookup(%q) = %+v, %v; want %+v", e.Name, got, ok, e)
@@ -95,7 +105,7 @@ func FuzzLoadManifest(f *testing.F) {
 // with fs.ErrNotExist in the chain.
 func TestLoadManifestMissingCfg(t *testing.T) {
 	dir := t.TempDir()
-	b := []byte(`{"configs": [{"name": "gone", "expect": "holds"}]}`)
+	b := []byte(`{"configs": [{"name": "gone", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}]}`)
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -134,5 +144,70 @@ func TestLoadManifestRefusesPathNames(t *testing.T) {
 	}
 	if _, err := LoadManifest(spec); err == nil || !strings.Contains(err.Error(), "is not a file name") {
 		t.Fatalf("LoadManifest accepted ../outside: %v", err)
+	}
+}
+
+// The manifest's reader refuses, naming the line: trailing garbage, a
+// second document, a key given twice, a value of the wrong type, an empty
+// list of configurations, and a policy or kind the spec does not have (or
+// that contradicts the verdict or the .cfg).
+func TestLoadManifestRefusesBadInput(t *testing.T) {
+	entry := `{"name": "a", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}`
+	for _, tc := range []struct{ manifest, want string }{
+		{`{"configs": [` + entry + `]}`, ""},
+		{`{"configs": [` + entry + `]} trailing`, "line 1, column 91: data after the JSON value"},
+		{"{\"configs\": [" + entry + "]}\n{\"configs\": []}", "line 2, column 1: data after the JSON value"},
+		{"{\"configs\": [" + entry + "],\n\"configs\": []}", `line 2, column 1: key "configs" given twice`},
+		{`{"configs": [{"name": "a", "name": "b", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}]}`, `key "name" given twice`},
+		{`{"configs": [{"name": "a", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds", "ci": 1e400}]}`, "line 1"},
+		{`{"configs": [{"name": "a", "policy": 7, "kind": "proof", "expect": "holds"}]}`, "configs.policy: want string"},
+		{`{"configs": []}`, "no configurations"},
+		{`{}`, "no configurations"},
+		{`{"configs": [{"name": "a", "policy": "Kip102", "kind": "proof", "expect": "holds"}]}`, `policy = "Kip102", want one of`},
+		{`{"configs": [{"name": "a", "policy": "LeaderEpoch", "kind": "proff", "expect": "holds"}]}`, `kind = "proff"`},
+		{`{"configs": [{"name": "a", "policy": "LeaderEpoch", "kind": "witness", "expect": "holds"}]}`, "a witness must expect violated"},
+		{`{"configs": [{"name": "a", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds", "property": "NoAckedLoss"}]}`, "but expect = holds"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "a.cfg"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(tc.manifest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadManifest(dir)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.manifest, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want %q", tc.manifest, err, tc.want)
+		}
+	}
+}
+
+// The table prints the manifest's policy, so the .cfg must set the same.
+func TestManifestPolicyMustBeTheCfgs(t *testing.T) {
+	src, err := FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(src, "hw-acked-loss.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hw-acked-loss.cfg"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	man := `{"configs": [{"name": "hw-acked-loss", "policy": "LeaderEpoch", "kind": "counterexample", "expect": "violated", "property": "NoAckedLoss"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(man), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.LoadCheck(m.Configs[0]); err == nil || !strings.Contains(err.Error(), `policy = "LeaderEpoch", but`) || !strings.Contains(err.Error(), `Truncation = "HighWatermark"`) {
+		t.Errorf("a manifest policy contradicting the .cfg: %v", err)
 	}
 }

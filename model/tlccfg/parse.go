@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -73,6 +74,19 @@ type File struct {
 	Properties    []string
 	Constraints   []string
 	Symmetry      string // SYMMETRY: the operator naming the permutations, "" if none
+	// Lines place what errors name: the line of each section keyword
+	// (SPECIFICATION, INIT, NEXT, SYMMETRY, CONSTANTS, ...) as first given,
+	// and of each operator name listed under INVARIANTS, PROPERTIES or
+	// CONSTRAINTS.
+	Lines map[string]int
+}
+
+// line is where the keyword or operator name first appears, else 1.
+func (f *File) line(key string) int {
+	if n, ok := f.Lines[key]; ok {
+		return n
+	}
+	return 1
 }
 
 // Constant returns the named constant.
@@ -138,9 +152,12 @@ func Parse(name string, src []byte) (*File, error) {
 		return nil, err
 	}
 	p := &parser{file: name, toks: toks}
-	f := &File{Path: name}
+	f := &File{Path: name, Lines: map[string]int{}}
 	for p.peek().kind != tEOF {
 		kw := p.next()
+		if _, seen := f.Lines[kw.text]; !seen && kw.kind == tIdent {
+			f.Lines[kw.text] = kw.line
+		}
 		if kw.kind != tIdent || !isSection(kw) {
 			return nil, p.errAt(kw, "expected a section keyword (SPECIFICATION, INIT, NEXT, CONSTANTS, INVARIANTS, PROPERTIES, CONSTRAINTS)")
 		}
@@ -158,6 +175,7 @@ func Parse(name string, src []byte) (*File, error) {
 				return nil, p.errAt(kw, "%s given twice", kw.text)
 			}
 			*dst = id.text
+			f.Lines[id.text] = id.line
 		case "CONSTANT", "CONSTANTS":
 			for p.peek().kind == tIdent && !isSection(p.peek()) {
 				c, err := p.constant()
@@ -170,7 +188,7 @@ func Parse(name string, src []byte) (*File, error) {
 				f.Constants = append(f.Constants, c)
 			}
 		default:
-			names, err := p.names(kw)
+			names, err := p.names(kw, f)
 			if err != nil {
 				return nil, err
 			}
@@ -185,17 +203,26 @@ func Parse(name string, src []byte) (*File, error) {
 		}
 	}
 	if f.Specification != "" && (f.Init != "" || f.Next != "") {
-		return nil, &ParseError{File: name, Line: 1, Msg: "both SPECIFICATION and INIT/NEXT are given"}
+		line := f.line("INIT")
+		if f.Init == "" {
+			line = f.line("NEXT")
+		}
+		return nil, &ParseError{File: name, Line: max(line, f.line("SPECIFICATION")), Msg: "both SPECIFICATION and INIT/NEXT are given"}
 	}
 	return f, nil
 }
 
 // names reads the operator names of an INVARIANTS / PROPERTIES / CONSTRAINTS
 // section: identifiers up to the next keyword.
-func (p *parser) names(kw token) ([]string, error) {
+func (p *parser) names(kw token, f *File) ([]string, error) {
 	var out []string
 	for p.peek().kind == tIdent && !isSection(p.peek()) {
-		out = append(out, p.next().text)
+		t := p.next()
+		if slices.Contains(out, t.text) || slices.Contains(f.Invariants, t.text) || slices.Contains(f.Properties, t.text) || slices.Contains(f.Constraints, t.text) {
+			return nil, p.errAt(t, "%s listed twice", t.text)
+		}
+		f.Lines[t.text] = t.line
+		out = append(out, t.text)
 	}
 	if len(out) == 0 {
 		return nil, p.errAt(p.peek(), "%s needs at least one operator name", kw.text)

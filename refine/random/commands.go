@@ -30,9 +30,10 @@ type sut struct {
 	cfg    *model.Config
 	dir    string
 	c      *cluster.Cluster
-	err    error // starting the cluster failed
-	cmds   []any // the commands run so far, in order
-	failed bool  // a post-condition failed: the rest is not worth running
+	err    error       // starting the cluster failed
+	cmds   []any       // the commands run so far, in order
+	failed bool        // a post-condition failed: the rest is not worth running
+	model  model.State // the model's state after the commands so far
 }
 
 // result is what Run returns: the cluster's refusal (if any) and the
@@ -82,7 +83,14 @@ func (c actionCmd) NextState(st commands.State) commands.State {
 func (c actionCmd) Run(x commands.SystemUnderTest) commands.Result { return x.(*sut).do(c, c.a) }
 
 func (c actionCmd) PostCondition(st commands.State, res commands.Result) *gopter.PropResult {
-	return c.r.check(st.(modelState), res.(result), c.a, false)
+	m := st.(modelState)
+	if u := c.r.current; u != nil {
+		if c.r.opt.Step != nil {
+			c.r.opt.Step(m.cfg, u.model, c.a)
+		}
+		u.model = m.s
+	}
+	return c.r.check(m, res.(result), c.a, false)
 }
 
 func (c probeCmd) PreCondition(st commands.State) bool {
@@ -207,7 +215,7 @@ func (r *runner) checkInvariants(m modelState, res result) *gopter.PropResult {
 // newSUT starts a cluster for one trace.
 func (r *runner) newSUT(st commands.State) commands.SystemUnderTest {
 	m := st.(modelState)
-	u := &sut{cfg: m.cfg}
+	u := &sut{cfg: m.cfg, model: m.s}
 	r.current = u
 	r.started++
 	if r.opt.Progress != nil {

@@ -50,6 +50,9 @@ type Options struct {
 	// a property-based test without a model could check, and the mutation
 	// check reports it separately to show what refinement adds.
 	InvariantsOnly bool
+	// Step, if set, is called with every action a trace takes and the
+	// model's state before it (the coverage measurement of refine/coverage).
+	Step func(cfg *model.Config, pre model.State, a model.Action)
 }
 
 // Result is a run's outcome.

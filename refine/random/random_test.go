@@ -3,7 +3,9 @@ package random
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hwepoch/hwepoch/model"
@@ -13,12 +15,30 @@ import (
 var (
 	traces = flag.Int("random.traces", 1000, "random traces per policy")
 	seed   = flag.Int64("random.seed", 1, "seed of the random traces (each policy adds its index)")
+	update = flag.Bool("update", false, "write a failing trace's shrunk regression into traces/regressions (default: a new temporary directory, whose path the failure prints)")
 )
+
+// regressionPath is where a failing trace's shrunk regression goes: into
+// the repository's traces/regressions only when -update asks, else into a
+// new temporary directory, so a failing test never overwrites a committed
+// regression (which a later verify in the same tree would then replay).
+func regressionPath(policy string, seed int64, update bool) (string, error) {
+	name := fmt.Sprintf("random-%s-seed%d.itf.json", policy, seed)
+	if update {
+		return filepath.Join("..", "..", "traces", "regressions", name), nil
+	}
+	dir, err := os.MkdirTemp("", "hwepoch-regression-")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, name), nil
+}
 
 // At least a thousand random traces per policy hold: the implementation
 // takes every step the model takes, refuses the ones it refuses, and its
 // abstraction equals the model's state after every step, with the
 // invariants the configuration promises. A failure is shrunk and written
+// to a temporary directory (the failure prints the path), or with -update
 // under traces/regressions/, where TestReplayTraces replays it from then on.
 func TestRandomTraces(t *testing.T) {
 	n := *traces
@@ -35,12 +55,19 @@ func TestRandomTraces(t *testing.T) {
 			}
 			t.Logf("%s: %d traces held (%d clusters started) in %v", p, res.Passed, res.Started, res.Took.Round(1e6))
 			if f := res.Failure; f != nil {
-				path := filepath.Join("..", "..", "traces", "regressions", fmt.Sprintf("random-%s-seed%d.itf.json", p, s))
+				path, err := regressionPath(p, s, *update)
+				if err != nil {
+					t.Fatal(err)
+				}
 				note := fmt.Sprintf("random trace (policy %s, seed %d), shrunk: %s", p, s, f.Problem)
 				if err := refine.WriteRegression(path, f.Config, f.Trace, f.Refuse, note); err != nil {
 					t.Errorf("writing the regression: %v", err)
 				}
-				t.Fatalf("a random trace failed after %d traces held; shrunk to %s\nwritten to %s (replayed by TestReplayTraces from now on)", res.Passed, f, path)
+				where := "run with -update to write it under traces/regressions, where TestReplayTraces replays it from then on"
+				if *update {
+					where = "replayed by TestReplayTraces from now on"
+				}
+				t.Fatalf("a random trace failed after %d traces held; shrunk to %s\nwritten to %s (%s)", res.Passed, f, path, where)
 			}
 			if res.Passed < n {
 				t.Fatalf("only %d of %d traces ran", res.Passed, n)
@@ -75,5 +102,30 @@ func TestRegressionRoundTrip(t *testing.T) {
 	}
 	if err := refine.ReplayCase(c, refine.Options{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Without -update a failing trace's regression goes to a new temporary
+// directory, never into the repository; with it, to traces/regressions.
+func TestRegressionPathOnlyWritesTheTreeWhenAsked(t *testing.T) {
+	tmp, err := regressionPath(model.LeaderEpoch, 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(filepath.Dir(tmp))
+	abs, _ := filepath.Abs(tmp)
+	repo, _ := filepath.Abs(filepath.Join("..", ".."))
+	if strings.HasPrefix(abs, repo+string(filepath.Separator)) || !strings.HasPrefix(abs, os.TempDir()) {
+		t.Errorf("without -update the regression goes to %s, inside the repository %s or outside %s", abs, repo, os.TempDir())
+	}
+	if fi, err := os.Stat(filepath.Dir(tmp)); err != nil || !fi.IsDir() {
+		t.Errorf("the temporary directory %s was not made: %v", filepath.Dir(tmp), err)
+	}
+	tree, err := regressionPath(model.LeaderEpoch, 3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join("..", "..", "traces", "regressions", "random-LeaderEpoch-seed3.itf.json"); tree != want {
+		t.Errorf("with -update: %s, want %s", tree, want)
 	}
 }

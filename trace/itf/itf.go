@@ -20,6 +20,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/hwepoch/hwepoch/internal/strictjson"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace"
 )
@@ -91,14 +92,12 @@ func ReadFile(path string, cfg *model.Config) (trace.Trace, error) {
 
 // Read decodes ITF JSON; name is used in errors and as the Source.
 func Read(name string, b []byte, cfg *model.Config) (trace.Trace, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
 	var doc struct {
 		Meta   map[string]any   `json:"#meta"`
 		Vars   []string         `json:"vars"`
 		States []map[string]any `json:"states"`
 	}
-	if err := d.Decode(&doc); err != nil {
+	if err := strictjson.Unmarshal(b, &doc); err != nil {
 		return trace.Trace{}, fmt.Errorf("%s: not ITF JSON: %w", name, err)
 	}
 	if len(doc.States) == 0 {
@@ -187,6 +186,9 @@ func normalize(v any) (any, error) {
 						k, ok := kv[0].(string)
 						if !ok {
 							return nil, fmt.Errorf("#map key %v is not a model value name", kv[0])
+						}
+						if _, dup := out[k]; dup {
+							return nil, fmt.Errorf("#map key %q given twice (a function has one value per argument)", k)
 						}
 						val, err := normalize(kv[1])
 						if err != nil {

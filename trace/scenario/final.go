@@ -79,6 +79,13 @@ func (p *parser) final(n int, rest string) error {
 	if f.Want == "" {
 		return p.errAt(n, rest, "no value after '=' (write empty for an empty log, cache or set)")
 	}
+	// The same field of the same replica under the same selectors asserted
+	// twice is a slip (the second either repeats or contradicts the first).
+	for _, g := range p.sc.Finals {
+		if g.Field == f.Field && g.Replica == f.Replica && p.selectorText(g.Line) == strings.Join(toks[:at], " ") {
+			return p.errAt(n, lhs, "already asserted on line %d", g.Line)
+		}
+	}
 	idx := len(p.sc.Finals)
 	p.sc.Finals = append(p.sc.Finals, f)
 	p.sels = append(p.sels, rawSelector{line: n, toks: toks[:at], set: func(s Selector) { p.sc.Finals[idx].Only = s }})
@@ -162,4 +169,14 @@ func (sc Scenario) failedFinals(c Case, cfg *model.Config, s *model.State) []str
 		}
 	}
 	return out
+}
+
+// selectorText is the selector words of the final line n, as written.
+func (p *parser) selectorText(n int) string {
+	for _, r := range p.sels {
+		if r.line == n {
+			return strings.Join(r.toks, " ")
+		}
+	}
+	return ""
 }

@@ -29,12 +29,17 @@ func (e *Error) Error() string {
 }
 
 // Load reads and checks the scenario file at path (see Parse).
-func Load(path string) (Scenario, error) {
+func Load(path string) (Scenario, error) { return LoadProgress(path, nil) }
+
+// LoadProgress is Load that reports, through progress (if not nil), how
+// far checking a long case has come (see ProgressEvery): every step of
+// every case is run when a scenario is read.
+func LoadProgress(path string, progress func(msg string)) (Scenario, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Scenario{}, err
 	}
-	return Parse(path, b)
+	return parse(path, b, progress)
 }
 
 // Parse reads a scenario and checks it completely: the syntax, the names
@@ -42,7 +47,9 @@ func Load(path string) (Scenario, error) {
 // case has exactly one expectation, and that every step is enabled in the
 // model, in every case that takes it, where it stands. name is used in
 // errors and as Path.
-func Parse(name string, src []byte) (Scenario, error) {
+func Parse(name string, src []byte) (Scenario, error) { return parse(name, src, nil) }
+
+func parse(name string, src []byte, progress func(msg string)) (Scenario, error) {
 	p := &parser{sc: Scenario{Path: name}}
 	for i, raw := range strings.Split(string(src), "\n") {
 		if err := p.line(i+1, strings.TrimRight(raw, "\r")); err != nil {
@@ -52,7 +59,7 @@ func Parse(name string, src []byte) (Scenario, error) {
 	if err := p.finish(); err != nil {
 		return Scenario{}, err
 	}
-	if err := p.sc.validateRuns(); err != nil {
+	if err := p.sc.validateRuns(progress); err != nil {
 		return Scenario{}, err
 	}
 	return p.sc, nil

@@ -69,17 +69,32 @@ func (v Verdict) String() string {
 // Run applies case c's steps to the model from Init and evaluates the
 // checked invariants after every step (and on Init). It does not stop at
 // a violation: the steps after it show what becomes of the broken state.
-// The trace's ConfigName is "NAME CASE".
+// The trace's ConfigName is "NAME CASE". The trace holds every state, so
+// its memory grows with the square of a scenario that keeps appending
+// records; Walk visits the states one at a time instead.
 func (s Scenario) Run(c Case) (trace.Trace, Verdict, error) {
+	tr := trace.Trace{Source: "scenario:" + s.Path, ConfigName: s.Name + " " + c.String()}
+	v, err := s.Walk(c, func(_ int, st trace.Step, _ int) error {
+		tr.Steps = append(tr.Steps, st)
+		return nil
+	})
+	return tr, v, err
+}
+
+// Walk is Run without keeping the trace: it calls visit (if not nil) with
+// each state in turn (i = 0 is Init; line is the scenario line of the step
+// that led there, 0 for Init) and keeps only the current state, so a
+// scenario of any length runs in memory linear in its length. An error
+// from visit stops the walk and is returned.
+func (s Scenario) Walk(c Case, visit func(i int, st trace.Step, line int) error) (Verdict, error) {
 	cfg, err := s.config(c)
 	if err != nil {
-		return trace.Trace{}, Verdict{}, fmt.Errorf("%s: case %s: %w", s.Path, c, err)
+		return Verdict{}, fmt.Errorf("%s: case %s: %w", s.Path, c, err)
 	}
-	tr := trace.Trace{Source: "scenario:" + s.Path, ConfigName: s.Name + " " + c.String()}
 	v := Verdict{Case: c, Holds: true}
 	st := model.Init(&cfg)
+	i := 0
 	record := func(a model.Action, line int) error {
-		tr.Steps = append(tr.Steps, trace.Step{Action: a, State: st})
 		bad, err := s.violated(&cfg, st)
 		if err != nil {
 			return &Error{File: s.Path, Line: line, Token: a.String(), Msg: fmt.Sprintf("case %s: %v", c, err)}
@@ -88,27 +103,33 @@ func (s Scenario) Run(c Case) (trace.Trace, Verdict, error) {
 		for _, inv := range bad {
 			if !slices.ContainsFunc(v.Broken, func(b Violation) bool { return b.Invariant == inv }) {
 				v.Holds = false
-				v.Broken = append(v.Broken, Violation{Invariant: inv, Step: len(tr.Steps) - 1, Line: line, Action: a})
+				v.Broken = append(v.Broken, Violation{Invariant: inv, Step: i, Line: line, Action: a})
 			}
 		}
+		if visit != nil {
+			if err := visit(i, trace.Step{Action: a, State: st}, line); err != nil {
+				return err
+			}
+		}
+		i++
 		return nil
 	}
 	if err := record(model.Action{}, 0); err != nil {
-		return tr, v, err
+		return v, err
 	}
 	for _, step := range s.StepsFor(c) {
 		next, err := model.Apply(&cfg, st, step.Action)
 		if err != nil {
-			return tr, v, &Error{File: s.Path, Line: step.Line, Token: step.Text,
-				Msg: fmt.Sprintf("case %s, step %d: %v%s", c, len(tr.Steps), err, enabledHint(&cfg, st))}
+			return v, &Error{File: s.Path, Line: step.Line, Token: step.Text,
+				Msg: fmt.Sprintf("case %s, step %d: %v%s", c, i, err, enabledHint(&cfg, st))}
 		}
 		st = next
 		if err := record(step.Action, step.Line); err != nil {
-			return tr, v, err
+			return v, err
 		}
 	}
 	v.FailedFinals = s.failedFinals(c, &cfg, &st)
-	return tr, v, nil
+	return v, nil
 }
 
 // violated evaluates the check line's invariants on st. The model's
@@ -148,14 +169,35 @@ func enabledHint(cfg *model.Config, st model.State) string {
 }
 
 // validateRuns runs every case, so that a file whose steps are not all
-// enabled where they stand never loads.
-func (s Scenario) validateRuns() error {
+// enabled where they stand never loads. progress, if not nil, hears how
+// far a long case has come.
+func (s Scenario) validateRuns(progress func(msg string)) error {
 	for _, c := range s.Cases() {
-		if _, _, err := s.Run(c); err != nil {
+		if _, err := s.Walk(c, s.Progress(c, "checking", progress)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ProgressEvery is how many steps a case must have for Progress to report,
+// and how often it does.
+const ProgressEvery = 10_000
+
+// Progress is a visit function for Walk that tells say, every
+// ProgressEvery steps of a case that has more, "VERB NAME CASE: step I of
+// N". It returns nil (no visiting) when say is nil or the case is short.
+func (s Scenario) Progress(c Case, verb string, say func(msg string)) func(int, trace.Step, int) error {
+	n := len(s.StepsFor(c))
+	if say == nil || n <= ProgressEvery {
+		return nil
+	}
+	return func(i int, _ trace.Step, _ int) error {
+		if i > 0 && (i%ProgressEvery == 0 || i == n) {
+			say(fmt.Sprintf("%s %s %s: step %d of %d", verb, s.Name, c, i, n))
+		}
+		return nil
+	}
 }
 
 // Meets compares a verdict with the case's expect line and final

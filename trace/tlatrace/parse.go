@@ -124,7 +124,16 @@ func (p *parser) module() (*module, bool) {
 			p.fail(p.pos, "truncated module: no ==== line ends module %s", m.name)
 			return nil, false
 		case p.run('=') >= 4:
-			return m, true // what follows the end of a module is ignored
+			// TLA+ ignores what follows a module's end, but a trace file
+			// is one module as TLC -dumpTrace writes it: anything more (a
+			// second module concatenated, stray text) is not silently
+			// dropped.
+			p.space()
+			if p.pos < len(p.src) {
+				p.fail(p.pos, "%s after the ==== that ends module %s: a trace file holds one module", p.tokenAt(p.pos), m.name)
+				return nil, false
+			}
+			return m, true
 		case p.dashes():
 			continue
 		}

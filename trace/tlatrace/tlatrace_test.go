@@ -250,6 +250,10 @@ func TestBadInput(t *testing.T) {
 		{"neither definition", func(s string) string { return strings.Replace(s, "CounterExample ==", "Counterexample ==", 1) }, "x.tla: module trace_w_acked defines neither CounterExample"},
 		{"not a definition", func(s string) string { return strings.Replace(s, "CounterExample ==", "CounterExample =", 1) }, "x.tla:4:16: want == after CounterExample"},
 		{"defined twice", func(s string) string { return strings.Replace(s, "====", "CounterExample == 1\n====", 1) }, "CounterExample is defined twice"},
+		{"garbage after the value", func(s string) string { return strings.Replace(s, "\n====", " junk\n====", 1) }, "x.tla:"},
+		{"garbage after the module", func(s string) string { return s + "junk\n" }, "x.tla:"},
+		{"a second module", func(s string) string { return s + s }, "x.tla:"},
+		{"negative HW", inState3("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> -1 @@ r2 :> 0)"), "step 2: state.hw.r1: -1 is out of range: want 0 or more"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/hwepoch/hwepoch/internal/strictjson"
 )
 
 // Runs is traces/tlc/runs.json, the record `hwepoch tlc` keeps of TLC's runs
@@ -59,13 +61,19 @@ func (r Run) Exhaustive() bool { return r.Mode == "" || r.Mode == "bfs" }
 // os.ErrNotExist in the chain, so callers can skip comparisons (or, like
 // `hwepoch tlc`, start an empty record).
 func LoadRuns(dir string) (*Runs, error) {
-	path := filepath.Join(dir, "runs.json")
+	return LoadRunsFile(filepath.Join(dir, "runs.json"))
+}
+
+// LoadRunsFile reads a runs record from path, whatever its name; the
+// files its runs name (logs, traces) are relative to path's directory.
+func LoadRunsFile(path string) (*Runs, error) {
+	dir := filepath.Dir(path)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var r Runs
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := strictjson.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for i, run := range r.Runs {
@@ -77,6 +85,9 @@ func LoadRuns(dir string) (*Runs, error) {
 			return nil, fmt.Errorf("%s: %s: verdict %q, want \"holds\" or \"violated\"", path, run.Name, run.Verdict)
 		case !run.Exhaustive() && run.Verdict != "simulated":
 			return nil, fmt.Errorf("%s: %s: a %s run's verdict is %q, want \"simulated\"", path, run.Name, run.Mode, run.Verdict)
+		case run.DistinctStates < 0 || run.StatesGenerated < 0 || run.Depth < 0 || run.TraceLength < 0 || run.Workers < 0 || run.Seconds < 0:
+			return nil, fmt.Errorf("%s: %s: a negative count (distinctStates %d, statesGenerated %d, depth %d, traceLength %d, workers %d, seconds %g)",
+				path, run.Name, run.DistinctStates, run.StatesGenerated, run.Depth, run.TraceLength, run.Workers, run.Seconds)
 		}
 	}
 	r.Dir = dir

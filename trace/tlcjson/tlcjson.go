@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hwepoch/hwepoch/internal/strictjson"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace"
 )
@@ -72,7 +73,7 @@ func Parse(name string, b []byte, cfg *model.Config, configName string) (trace.T
 		return &Error{File: name, Step: step, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	var f file
-	if err := decode(b, &f); err != nil {
+	if err := strictjson.Unmarshal(b, &f); err != nil {
 		return trace.Trace{}, fail(-1, "", "not TLC JSON: %v", err)
 	}
 	if f.Counterexample == nil {

@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"sync"
+
+	"github.com/hwepoch/hwepoch/impl/broker"
+)
+
+// CampaignOptions are a run of many seeds.
+type CampaignOptions struct {
+	First    uint64
+	Seeds    int
+	Settings []string
+	Events   int
+	Dir      string
+	Mutants  []broker.Mutant
+	// Parallel runs this many seeds at a time (default 1). Each run is a
+	// function of its seed alone, so the results do not depend on it.
+	Parallel int
+}
+
+// Campaign runs seeds First..First+Seeds-1, each validated, and hands
+// each result to each in seed order.
+func Campaign(opt CampaignOptions, each func(Result)) {
+	workers := max(opt.Parallel, 1)
+	type job struct {
+		i   int
+		out chan Result
+	}
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				j.out <- Run(Options{Seed: opt.First + uint64(j.i), Settings: opt.Settings, Events: opt.Events,
+					Dir: opt.Dir, Mutants: opt.Mutants})
+			}
+		}()
+	}
+	// A window of pending results, taken in order.
+	pending := make([]chan Result, 0, workers)
+	next := 0
+	for next < opt.Seeds || len(pending) > 0 {
+		for next < opt.Seeds && len(pending) < 2*workers {
+			ch := make(chan Result, 1)
+			pending = append(pending, ch)
+			jobs <- job{next, ch}
+			next++
+		}
+		r := <-pending[0]
+		pending = pending[1:]
+		if each != nil {
+			each(r)
+		}
+	}
+	close(jobs)
+	wg.Wait()
+}

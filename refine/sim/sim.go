@@ -1,0 +1,193 @@
+// Package sim validates the implementation's deterministic simulation
+// (cluster.Simulate) against the model, decision by decision: every event
+// a decision causes must be a step the model enables, taken in the order it
+// happened, and after the decision the abstraction of the whole cluster —
+// logs, epoch caches, HWs, ISRs, the controller, the messages in flight,
+// the producer's acknowledgements (the spec's acked) and the records that
+// went below a leader's HW (committed) — must equal the model's state, and
+// satisfy the invariants the configuration promises. A consumer read is
+// checked on the raw Fetch response the broker sent: no record at or above
+// the leader's HW at that moment, and each record the one the leader's log
+// holds at its offset.
+//
+// A run that ends in a loss or a divergence is shrunk on the model (steps
+// removed while every step stays enabled and the loss or divergence stays)
+// and the shrunk steps replayed on the implementation: a stepped trace that
+// replays on both.
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/cluster"
+	"github.com/hwepoch/hwepoch/impl/controller"
+	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/refine"
+)
+
+// unbounded is the model's bound where a run has none.
+const unbounded = 1 << 30
+
+// ModelConfig is the spec configuration a cluster's settings stand for
+// (replicas r1..rN for brokers 1..N; the network is lossy, as the
+// simulation loses requests).
+func ModelConfig(settings []string) (*model.Config, error) {
+	cc := cluster.DefaultConfig("unused")
+	if err := cc.SetAll(settings); err != nil {
+		return nil, err
+	}
+	if cc.Brokers > 9 {
+		return nil, fmt.Errorf("sim: %d brokers; the model's replica names r1..r9 allow 9", cc.Brokers)
+	}
+	cfg := &model.Config{
+		Truncation: string(cc.Policy), Fencing: cc.Fencing, Acks: cc.Acks.String(),
+		MinInsyncReplicas: cc.MinInsyncReplicas, MinIsrGatesHW: cc.MinIsrGatesHW,
+		UncleanLeaderElectionEnable: cc.UncleanLeaderElectionEnable, UnflushedLoss: cc.UnflushedLoss,
+		LossyNetwork: true, MaxRecords: unbounded, MaxEpoch: unbounded, MaxCrashes: unbounded,
+	}
+	for i := 1; i <= cc.Brokers; i++ {
+		cfg.Replicas = append(cfg.Replicas, model.Replica(fmt.Sprintf("r%d", i)))
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// Validator holds a run to the model.
+type Validator struct {
+	cfg *model.Config
+	s   model.State
+	// Actions are the model actions taken so far; Steps the cluster's.
+	Actions []model.Action
+	Steps   []cluster.Step
+	// Reads counts the consumer reads checked, Records the records in them.
+	Reads, Records int
+	// Elections counts the controller's elections by algorithm
+	// (controller.ElectionStrategy's names); Kinds the model steps by action.
+	Elections map[string]int
+	Kinds     map[model.ActionKind]int
+	expected  []string
+}
+
+// NewValidator starts at the model's initial state.
+func NewValidator(cfg *model.Config) *Validator {
+	return &Validator{cfg: cfg, s: model.Init(cfg), expected: refine.ExpectedInvariants(cfg),
+		Elections: map[string]int{}, Kinds: map[model.ActionKind]int{}}
+}
+
+// State is the model's state after the steps so far.
+func (v *Validator) State() model.State { return v.s }
+
+// Observe checks one decision (cluster.SimConfig.Observe).
+func (v *Validator) Observe(st cluster.SimStep) error {
+	for _, e := range st.Events {
+		step, ok := cluster.StepOf(e)
+		if !ok {
+			return fmt.Errorf("event %s of broker %d has no spec step (params %v)", e.Action, e.Broker, e.Params)
+		}
+		a, err := refine.ActionOf(v.cfg, e)
+		if err != nil {
+			return err
+		}
+		next, err := model.Apply(v.cfg, v.s, a)
+		if err != nil {
+			return fmt.Errorf("the implementation took %s, which the model does not enable: %v\nthe model's state:\n%s", step, err, v.render())
+		}
+		v.s = next
+		v.Kinds[a.Kind]++
+		if st, ok := e.Params["strategy"]; ok {
+			v.Elections[controller.ElectionStrategy(st).String()]++
+		}
+		v.Actions = append(v.Actions, a)
+		v.Steps = append(v.Steps, step)
+	}
+	if _, m := refine.CheckSnapshot(v.cfg, st.Snapshot, v.s); m != nil {
+		return fmt.Errorf("after %s: %s\n%s", st.Decision, m.What, m.Diff)
+	}
+	if bad := refine.Violated(v.cfg, v.s, v.expected); len(bad) > 0 {
+		return fmt.Errorf("after %s: the model's state violates %s, which %s promises", st.Decision, strings.Join(bad, ", "), v.cfg)
+	}
+	if st.Read != nil {
+		return v.checkRead(*st.Read)
+	}
+	return nil
+}
+
+// checkRead holds a raw consumer Fetch response to the model's state at
+// the moment it was served: a broker that is not the leader refuses it; the
+// leader returns only records below its HW, each the one its log holds.
+func (v *Validator) checkRead(r cluster.ConsumerRead) error {
+	v.Reads++
+	i := int(r.Broker) - 1
+	if i < 0 || i >= v.cfg.N() {
+		return fmt.Errorf("consumer read from broker %d, which plays no replica", r.Broker)
+	}
+	resp := r.Resp
+	if v.s.Role[i] != model.Leader {
+		if resp.Error == protocol.None || len(resp.Records) > 0 {
+			return fmt.Errorf("consumer read from broker %d, which is %s in the model: answered %s with %d records", r.Broker, v.s.Role[i], resp.Error, len(resp.Records))
+		}
+		return nil
+	}
+	hw := int64(v.s.Hw[i])
+	log := v.s.Log[i]
+	for _, rec := range resp.Records {
+		v.Records++
+		if rec.Offset >= hw {
+			return fmt.Errorf("consumer read from leader %d at offset %d was served record %d (id %d) at or above the leader's HW %d", r.Broker, r.Offset, rec.Offset, rec.ID, hw)
+		}
+		if rec.Offset < r.Offset || rec.Offset >= int64(len(log)) || int64(log[rec.Offset].ID) != rec.ID || int32(log[rec.Offset].Epoch) != rec.LeaderEpoch {
+			return fmt.Errorf("consumer read from leader %d at offset %d was served record %d (id %d, epoch %d), which is not the leader's record there", r.Broker, r.Offset, rec.Offset, rec.ID, rec.LeaderEpoch)
+		}
+	}
+	if resp.Error == protocol.None && resp.HighWatermark != hw {
+		return fmt.Errorf("consumer read from leader %d: answered HW %d, the leader's HW is %d", r.Broker, resp.HighWatermark, hw)
+	}
+	return nil
+}
+
+func (v *Validator) render() string {
+	var b strings.Builder
+	for i, r := range v.cfg.Replicas {
+		fmt.Fprintf(&b, "  %s %s epoch %d leo %d hw %d isr %v\n", r, v.s.Role[i], v.s.LeaderEpoch[i], v.s.LEO(i), v.s.Hw[i], v.s.Isr[i])
+	}
+	fmt.Fprintf(&b, "  controller %s epoch %d isr %v", v.s.CtrlLeader, v.s.CtrlEpoch, v.s.CtrlIsr)
+	return b.String()
+}
+
+// Options are one validated run's.
+type Options struct {
+	Seed     uint64
+	Settings []string
+	Events   int
+	Dir      string
+	Mutants  []broker.Mutant
+	// ControllerMutants are seeded controller bugs.
+	ControllerMutants []controller.Mutant
+}
+
+// Result is a validated run.
+type Result struct {
+	cluster.SimResult
+	Config *model.Config
+	// Model is the model's state at the end.
+	Model     model.State
+	Validator *Validator
+}
+
+// Run simulates one seed with every decision validated.
+func Run(opt Options) Result {
+	settings := append(cluster.DefaultSimSettings(), opt.Settings...)
+	cfg, err := ModelConfig(settings)
+	if err != nil {
+		return Result{SimResult: cluster.SimResult{Seed: opt.Seed, Settings: settings, Err: err}}
+	}
+	v := NewValidator(cfg)
+	r := cluster.Simulate(cluster.SimConfig{Seed: opt.Seed, Settings: opt.Settings, Events: opt.Events, Dir: opt.Dir,
+		Mutants: opt.Mutants, ControllerMutants: opt.ControllerMutants, Observe: v.Observe})
+	return Result{SimResult: r, Config: cfg, Model: v.s, Validator: v}
+}
