@@ -124,9 +124,7 @@ func BecomeFollower(cfg *Config, s, t *State, r int, m Msg) {
 		t.FetchState = with(s.FetchState, r, Fetching)
 	case !restart:
 		// the fetcher goes on as it was
-	case rel.Reconcile == "DivergingEpoch":
-		t.FetchState = with(s.FetchState, r, Fetching)
-	default:
+	default: // under 3.9: no fetch answered without divergence yet
 		t.FetchState = with(s.FetchState, r, Truncating)
 	}
 }

@@ -6,7 +6,7 @@ package model
 // sendFetch mirrors SendFetch(f): a fetch from f's LEO, with lastFetchedEpoch
 // under DivergingEpoch.
 func sendFetch(cfg *Config, s *State, f int) (State, bool) {
-	if s.Role[f] != Follower || s.FetchState[f] != Fetching || s.Inflight[f].Type != MsgNone {
+	if s.Role[f] != Follower || !FetchesIn(cfg, s.FetchState[f]) || s.Inflight[f].Type != MsgNone {
 		return State{}, false
 	}
 	lfe := -1
@@ -87,7 +87,7 @@ func handleFetchResponse(cfg *Config, s *State, f int) (State, bool) {
 	}
 	t := *s
 	t.Inflight = with(s.Inflight, f, NoMsg)
-	if !AcceptsResponse(s, f, m) || s.FetchState[f] != Fetching || m.Offset != s.LEO(f) {
+	if !AcceptsResponse(s, f, m) || !FetchesIn(cfg, s.FetchState[f]) || m.Offset != s.LEO(f) {
 		return t, true
 	}
 	switch {
@@ -104,10 +104,17 @@ func handleFetchResponse(cfg *Config, s *State, f int) (State, bool) {
 		t.Log = with(s.Log, f, lg)
 		t.EpochCache = with(s.EpochCache, f, AppendToCache(cfg, s.EpochCache[f], m.Records, len(old)))
 		t.Hw = with(s.Hw, f, min(m.Hw, len(lg)))
+		t.FetchState = with(s.FetchState, f, Fetching)
 	case m.Error == ErrOffsetOutOfRange && m.Leo < s.LEO(f):
 		t.Log = with(s.Log, f, TruncLog(s, f, m.Leo))
 		t.EpochCache = with(s.EpochCache, f, TruncCache(s, f, m.Leo))
 		t.Hw = with(s.Hw, f, TruncHW(s, f, m.Leo))
 	}
 	return t, true
+}
+
+// FetchesIn mirrors FetchesIn: the fetch states in which a follower fetches
+// (under 3.9 also before its first fetch answered without divergence).
+func FetchesIn(cfg *Config, fs FetchState) bool {
+	return fs == Fetching || (fs == Truncating && cfg.Rel().Reconcile == "DivergingEpoch")
 }

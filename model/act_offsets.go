@@ -4,7 +4,7 @@ package model
 
 // sendOffsetsForLeaderEpoch mirrors SendOffsetsForLeaderEpoch(f).
 func sendOffsetsForLeaderEpoch(cfg *Config, s *State, f int) (State, bool) {
-	if s.Role[f] != Follower || s.FetchState[f] != Truncating || s.Inflight[f].Type != MsgNone {
+	if cfg.Rel().Reconcile == "DivergingEpoch" || s.Role[f] != Follower || s.FetchState[f] != Truncating || s.Inflight[f].Type != MsgNone {
 		return State{}, false
 	}
 	t := *s

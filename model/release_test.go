@@ -130,8 +130,8 @@ func TestDivergingEpoch(t *testing.T) {
 	// r1 writes m1 in epoch 0 and crashes before r2 fetches it; r2 leads epoch 1 and writes m2.
 	s := do(t, cfg, Init(cfg), "Elect(r1)", "HandleLeaderAndIsr(r1)", "HandleLeaderAndIsr(r2)", "Produce(r1)",
 		"Crash(r1,1)", "Elect(r2)", "HandleLeaderAndIsr(r2)", "Produce(r2)", "Restart(r1)", "HandleLeaderAndIsr(r1)")
-	if s.Role[0] != Follower || s.FetchState[0] != Fetching {
-		t.Fatalf("r1 follows in Fetching at once: %s %s", s.Role[0], s.FetchState[0])
+	if s.Role[0] != Follower || s.FetchState[0] != Truncating || enabled(cfg, s, "SendOffsetsForLeaderEpoch(r1)") {
+		t.Fatalf("r1 follows, fetching at once but not yet reconciled (no OffsetsForLeaderEpoch): %s %s", s.Role[0], s.FetchState[0])
 	}
 	s = do(t, cfg, s, "SendFetch(r1)")
 	if m := s.Inflight[0]; m.Offset != 1 || m.LastFetchedEpoch != 0 {
@@ -143,11 +143,11 @@ func TestDivergingEpoch(t *testing.T) {
 		t.Fatalf("response %v views %v: want divergingEpoch (0, 0) and no view", m, s.FollowerLeo[1])
 	}
 	s = do(t, cfg, s, "HandleFetchResponse(r1)")
-	if s.LEO(0) != 0 || s.FetchState[0] != Fetching {
-		t.Fatalf("r1 truncates to 0 and fetches on: leo %d %s", s.LEO(0), s.FetchState[0])
+	if s.LEO(0) != 0 || s.FetchState[0] != Truncating {
+		t.Fatalf("r1 truncates to 0 and fetches on, not yet reconciled: leo %d %s", s.LEO(0), s.FetchState[0])
 	}
 	s = do(t, cfg, s, "SendFetch(r1)", "HandleFetch(r2,r1)", "UpdateFollowerFetchState(r2,r1)", "HandleFetchResponse(r1)")
-	if s.LEO(0) != 1 || s.Log[0][0] != s.Log[1][0] {
+	if s.LEO(0) != 1 || s.Log[0][0] != s.Log[1][0] || s.FetchState[0] != Fetching {
 		t.Fatalf("r1 %v, r2 %v: want the same log", s.Log[0], s.Log[1])
 	}
 }

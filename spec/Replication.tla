@@ -422,7 +422,9 @@ BecomeLeader(r, m) ==
 (* Partition.makeFollower returns whether the fetcher restarts: for a new  *)
 (* leader, or (per release) for any new epoch.  A restarted fetcher        *)
 (* reconciles its log per release; one that is not restarted goes on as it *)
-(* was, in the new epoch.                                                   *)
+(* was, in the new epoch.  Under 3.9 "Truncating" means the fetcher has    *)
+(* had no fetch answered without divergence yet: it fetches all the same   *)
+(* (there is no separate phase), but its log may still be truncated.       *)
 BecomeFollower(r, m) ==
     LET restart == Rel.restartFetcherOn = "EpochChange" \/ leader[r] # m.leader
     IN  /\ role' = [role EXCEPT ![r] = "Follower"]
@@ -439,9 +441,7 @@ BecomeFollower(r, m) ==
                 /\ epochCache' = [epochCache EXCEPT ![r] = TruncCache(r, hw[r])]
                 /\ fetchState' = [fetchState EXCEPT ![r] = "Fetching"]
            ELSE /\ fetchState' = [fetchState EXCEPT ![r] =
-                       IF ~restart THEN fetchState[r]
-                       ELSE IF Rel.reconcile = "DivergingEpoch" THEN "Fetching"
-                       ELSE "Truncating"]
+                       IF ~restart THEN fetchState[r] ELSE "Truncating"]
                 /\ UNCHANGED <<log, epochCache>>
         /\ UNCHANGED <<hw, hwCheckpoint, acked, committed>>
 
@@ -499,6 +499,7 @@ Produce(l) ==
 (* The truncation phase of OffsetsForLeaderEpoch: Kip101 and LeaderEpoch.   *)
 
 SendOffsetsForLeaderEpoch(f) ==
+    /\ Rel.reconcile # "DivergingEpoch"
     /\ role[f] = "Follower"
     /\ fetchState[f] = "Truncating"
     /\ inflight[f].type = "None"
@@ -561,9 +562,12 @@ HandleOffsetsForLeaderEpochResponse(f) ==
 (* response carries the HW from before this fetch's update, and the        *)
 (* follower learns the leader's HW a round later.                          *)
 
+(* The fetch states in which a follower fetches. *)
+FetchesIn == IF Rel.reconcile = "DivergingEpoch" THEN {"Truncating", "Fetching"} ELSE {"Fetching"}
+
 SendFetch(f) ==
     /\ role[f] = "Follower"
-    /\ fetchState[f] = "Fetching"
+    /\ fetchState[f] \in FetchesIn
     /\ inflight[f].type = "None"
     /\ inflight' = [inflight EXCEPT ![f] =
            FetchReq(f, leader[f], LEO(f),
@@ -617,32 +621,36 @@ UpdateFollowerFetchState(l, f) ==
 
 (* The follower applies a response only for its current fetch: from its    *)
 (* leader, in its epoch, at its LEO.  Data is appended (assigning epochs to *)
-(* the cache) and HW = min(leader HW, LEO).  divergingEpoch truncates by    *)
-(* the rule of OffsetsForLeaderEpoch's answer (truncateOnFetchResponse)    *)
-(* and the fetcher goes on fetching.  OFFSET_OUT_OF_RANGE with a leader LEO *)
-(* below ours truncates to the leader's LEO.  Anything else is dropped.    *)
+(* the cache) and HW = min(leader HW, LEO); under 3.9 the fetcher is then  *)
+(* reconciled ("Fetching").  divergingEpoch truncates by the rule of        *)
+(* OffsetsForLeaderEpoch's answer (truncateOnFetchResponse) and the fetcher *)
+(* goes on fetching.  OFFSET_OUT_OF_RANGE with a leader LEO below ours      *)
+(* truncates to the leader's LEO.  Anything else is dropped.               *)
 HandleFetchResponse(f) ==
     /\ inflight[f].type = "FetchResponse"
     /\ inflight' = [inflight EXCEPT ![f] = NoMsg]
     /\ LET m == inflight[f] IN
-       IF AcceptsResponse(f, m) /\ fetchState[f] = "Fetching" /\ m.offset = LEO(f)
+       IF AcceptsResponse(f, m) /\ fetchState[f] \in FetchesIn /\ m.offset = LEO(f)
        THEN IF m.error = "NONE" /\ m.diverging
             THEN LET t == TruncationTarget(f, m.divergingEpoch, m.offset)
                  IN  /\ log' = [log EXCEPT ![f] = TruncLog(f, t.to)]
                      /\ epochCache' = [epochCache EXCEPT ![f] = TruncCache(f, t.to)]
                      /\ hw' = [hw EXCEPT ![f] = TruncHW(f, t.to)]
+                     /\ UNCHANGED fetchState
             ELSE IF m.error = "NONE"
             THEN LET lg == log[f] \o m.records
                  IN  /\ log' = [log EXCEPT ![f] = lg]
                      /\ epochCache' = [epochCache EXCEPT ![f] = AppendToCache(epochCache[f], m.records, LEO(f))]
                      /\ hw' = [hw EXCEPT ![f] = Min(m.hw, Len(lg))]
+                     /\ fetchState' = [fetchState EXCEPT ![f] = "Fetching"]
             ELSE IF m.error = "OFFSET_OUT_OF_RANGE" /\ m.leo < LEO(f)
             THEN /\ log' = [log EXCEPT ![f] = TruncLog(f, m.leo)]
                  /\ epochCache' = [epochCache EXCEPT ![f] = TruncCache(f, m.leo)]
                  /\ hw' = [hw EXCEPT ![f] = TruncHW(f, m.leo)]
-            ELSE UNCHANGED <<log, epochCache, hw>>
-       ELSE UNCHANGED <<log, epochCache, hw>>
-    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, fetchState,
+                 /\ UNCHANGED fetchState
+            ELSE UNCHANGED <<log, epochCache, hw, fetchState>>
+       ELSE UNCHANGED <<log, epochCache, hw, fetchState>>
+    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo,
                    produceEpoch, partitionEpoch, pendingIsr, ctrl, controllerQueue, alterPartition, ghost>>
 
 -----------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
@@ -56,6 +57,11 @@ type Partition struct {
 	// timeout or a lost connection — by whichever fetcher sent it, even if
 	// the partition has moved to another fetcher since.
 	fetchSlot uint64
+	// validated: under truncation on fetch (3.9), a fetch of this epoch
+	// was answered without divergence, so the log agrees with the
+	// leader's; before that it may still be truncated (the spec's
+	// fetchState "Truncating", though the fetcher fetches all the same).
+	validated bool
 }
 
 // remoteReplica is the leader's view of a follower (Kafka's Replica /
@@ -183,7 +189,7 @@ func (p *Partition) stateLocked() PartitionState {
 		PartitionEpoch: p.partitionEpoch,
 		ProduceEpoch:   p.produceEpoch,
 		FollowerLEO:    map[int32]int64{},
-		FetchState:     p.fetchState,
+		FetchState:     p.reportedFetchState(),
 		FetchInFlight:  p.fetchSlot,
 		Isr:            []int32{},
 	}
@@ -211,4 +217,15 @@ func (p *Partition) stateLocked() PartitionState {
 		}
 	}
 	return s
+}
+
+// reportedFetchState is the spec's fetchState: under truncation on fetch
+// (3.9) a follower fetching before its first answer without divergence is
+// still "Truncating" (its log may yet be truncated).
+func (p *Partition) reportedFetchState() FetchState {
+	if p.role == Follower && p.fetchState == Fetching && !p.validated &&
+		p.b.rel.Reconcile == release.ReconcileDivergingEpoch {
+		return Truncating
+	}
+	return p.fetchState
 }

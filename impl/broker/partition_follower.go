@@ -50,6 +50,7 @@ func (p *Partition) makeFollower(st protocol.LeaderAndIsrPartition) (restart boo
 		return true, p.truncateTo(p.hw)
 	case rel.Reconcile == release.ReconcileDivergingEpoch:
 		p.fetchState = Fetching
+		p.validated = false
 	default:
 		p.fetchState = Truncating
 	}
@@ -159,6 +160,7 @@ func (p *Partition) applyFetchResponse(from int32, corr uint64, r protocol.Fetch
 		if p.b.mutant(MutantFollowerHWNotClamped) { // mutant hook: no clamp to the LEO
 			p.hw = r.HighWatermark
 		}
+		p.validated = true
 		return true, nil
 	case r.Error == protocol.OffsetOutOfRange && r.LogEndOffset < p.leo():
 		// The leader's log is shorter: truncate to its end
