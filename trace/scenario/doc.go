@@ -94,6 +94,11 @@
 //	final epochCache r1 = 0@0 2@1       epoch@start for each entry
 //	final hw r1 = 2                     also hwCheckpoint, leaderEpoch, LEO
 //	final role r1 = Leader              also fetchState, leader (a replica)
-//	final ctrlLeader = r2               also ctrlEpoch, ctrlIsr (= r1 r2)
+//	final ctrlLeader = r2               also ctrlEpoch, ctrlPartitionEpoch,
+//	                                    ctrlIsr (= r1 r2)
+//	final isr r1 = r1 r2                a leader's ISR; also pendingIsr
+//	final followerLeo r1 = -1 2         a leader's views, one per replica in
+//	                                    Replicas order (-1: unknown)
+//	final produceEpoch r1 = 0           also partitionEpoch
 //	final acked = 0:1 1:2               offset:id; also committed
 package scenario
