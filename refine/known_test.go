@@ -22,22 +22,26 @@ var known = []struct {
 }{{
 	file: "kafka-7128-expand-below-epoch-start.itf.json",
 	note: "KAFKA-7128: a follower whose LEO has reached the HW but not the start of the leader's epoch may hold another epoch's " +
-		"records there, so it must not join the ISR. r1 is re-elected (epoch 1) with its HW held at 0 by MinIsrGatesHW, so its " +
-		"epoch starts at 2 while the HW is 0; r2 truncates to 1 and fetches from 1: ExpandIsr(r1, r2) must be refused.",
+		"records there, so it must not join the ISR (Partition.maybeExpandIsr checks leaderEpochStartOffsetOpt from 2.0.1/2.1.0). " +
+		"r1 shrinks r2 out and is re-elected (epoch 1) with its HW held at 0 by MinIsrGatesHW, so its epoch starts at 2 while " +
+		"the HW is 0; r2 restarts its fetcher for the new epoch (2.1: makeFollower is true for any new epoch), truncates to 1 " +
+		"and fetches from 1: r1's view of r2 (1) is at the HW but below the epoch start, and ExpandIsr(r1, r2) must be refused.",
 	cfg: model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.LeaderEpoch, Fencing: true, Acks: "1",
-		MinInsyncReplicas: 2, MinIsrGatesHW: true, MaxRecords: 2, MaxEpoch: 1},
+		MinInsyncReplicas: 2, MinIsrGatesHW: true, MaxRecords: 2, MaxEpoch: 1, MaxPartitionEpoch: 2},
 	actions: []model.Action{
 		{Kind: model.Elect, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
 		{Kind: model.SendOffsetsForLeaderEpoch, F: "r2"}, {Kind: model.HandleOffsetsForLeaderEpoch, L: "r1", F: "r2"},
 		{Kind: model.HandleOffsetsForLeaderEpochResponse, F: "r2"},
 		{Kind: model.Produce, L: "r1"},
-		{Kind: model.SendFetch, F: "r2"}, {Kind: model.HandleFetch, L: "r1", F: "r2"}, {Kind: model.HandleFetchResponse, F: "r2"},
+		{Kind: model.SendFetch, F: "r2"}, {Kind: model.HandleFetch, L: "r1", F: "r2"},
+		{Kind: model.UpdateFollowerFetchState, L: "r1", F: "r2"}, {Kind: model.HandleFetchResponse, F: "r2"},
 		{Kind: model.ShrinkIsr, L: "r1", F: "r2"},
 		{Kind: model.Produce, L: "r1"},
 		{Kind: model.Elect, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
 		{Kind: model.SendOffsetsForLeaderEpoch, F: "r2"}, {Kind: model.HandleOffsetsForLeaderEpoch, L: "r1", F: "r2"},
 		{Kind: model.HandleOffsetsForLeaderEpochResponse, F: "r2"},
 		{Kind: model.SendFetch, F: "r2"}, {Kind: model.HandleFetch, L: "r1", F: "r2"},
+		{Kind: model.UpdateFollowerFetchState, L: "r1", F: "r2"},
 	},
 	refuse: model.Action{Kind: model.ExpandIsr, L: "r1", F: "r2"},
 }}
