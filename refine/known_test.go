@@ -48,7 +48,7 @@ var known = []struct {
 	},
 	refuse: &model.Action{Kind: model.ExpandIsr, L: "r1", F: "r2"},
 }, {
-	file: "random-HighWatermark-seed1.itf.json",
+	file: "nextid-after-leader-change-HighWatermark.itf.json",
 	note: "random trace (policy HighWatermark, seed 1), shrunk, rewritten from its actions for the spec of issues 10 and 11. " +
 		"It caught the implementation reusing a producer id after a leader change (nextId 1 where the model has 2): r2 leads " +
 		"epoch 0 and writes m1, then follows r1 (epoch 1) and, its leader changed, truncates to its HW (0.10.2): m1 is gone " +
@@ -60,7 +60,7 @@ var known = []struct {
 		{Kind: model.Produce, L: "r2"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
 	},
 }, {
-	file: "random-Kip101-seed2.itf.json",
+	file: "nextid-after-leader-change-Kip101.itf.json",
 	note: "random trace (policy Kip101, seed 2, with fencing: an ablation of 0.11), shrunk, rewritten from its actions for " +
 		"the spec of issues 10 and 11. It caught the implementation reusing a producer id after a leader change: r1 leads " +
 		"epoch 0 and writes m1, then follows r2 (epoch 1); the next record must get id 2.",
@@ -71,7 +71,7 @@ var known = []struct {
 		{Kind: model.Elect, R: "r2"}, {Kind: model.HandleLeaderAndIsr, R: "r1"},
 	},
 }, {
-	file: "random-LeaderEpoch-seed3.itf.json",
+	file: "nextid-after-leader-change-LeaderEpoch.itf.json",
 	note: "random trace (policy LeaderEpoch, seed 3), shrunk, rewritten from its actions for the spec of issues 10 and 11. " +
 		"It caught the implementation reusing a producer id after a leader change: r1 leads epoch 0, writes m1 and is " +
 		"re-elected (epoch 1); a re-elected leader now keeps its views and its waiting produce request.",
