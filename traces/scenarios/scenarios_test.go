@@ -72,6 +72,15 @@ func TestTheNamedScenariosExist(t *testing.T) {
 				"DivergingEpoch": "NoAckedLoss"}},
 		{"preferred-leader-election", []string{"HighWatermark", "LeaderEpoch", "DivergingEpoch"}, nil},
 		{"auto-leader-rebalance", []string{"HighWatermark", "LeaderEpoch", "DivergingEpoch"}, nil},
+		// One release difference each (issues 10 and 11).
+		{"same-leader-epoch-bump", []string{"HighWatermark", "Kip101", "LeaderEpoch", "DivergingEpoch"}, nil},
+		{"kip101-leader-epoch-entry", []string{"Kip101", "LeaderEpoch", "DivergingEpoch"}, nil},
+		{"same-leader-reelection", []string{"HighWatermark", "Kip101", "LeaderEpoch", "DivergingEpoch"}, nil},
+		{"split-fetch-hw-lag", []string{"HighWatermark", "Kip101", "LeaderEpoch", "DivergingEpoch"}, nil},
+		{"alter-partition-pending", []string{"DivergingEpoch"},
+			map[string]string{"DivergingEpoch": "NeverStalePartitionEpoch"}},
+		{"kip903-orphan-fetch", []string{"HighWatermark", "Kip101", "LeaderEpoch", "DivergingEpoch"},
+			map[string]string{"HighWatermark": "StrongIsr", "Kip101": "StrongIsr", "LeaderEpoch": "StrongIsr"}},
 	}
 	for _, w := range want {
 		sc, err := scenario.Find(".", w.name)
