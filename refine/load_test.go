@@ -140,7 +140,7 @@ func FuzzLoadITF(f *testing.F) {
 // replays on model and implementation as the original does. States that no
 // step of Next joins are an error naming the state.
 func TestITFWithoutActionsIsInferred(t *testing.T) {
-	for _, name := range []string{"random-LeaderEpoch-seed3.itf.json", "random-HighWatermark-seed1.itf.json", "kafka-7128-expand-below-epoch-start.itf.json"} {
+	for _, name := range []string{"nextid-after-leader-change-LeaderEpoch.itf.json", "nextid-after-leader-change-HighWatermark.itf.json", "kafka-7128-expand-below-epoch-start.itf.json"} {
 		src := filepath.Join("..", "traces", "regressions", name)
 		orig, err := Load(src)
 		if err != nil {

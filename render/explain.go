@@ -38,20 +38,47 @@ func caption(cfg *model.Config, prev, cur *model.State, a model.Action) string {
 		return fmt.Sprintf("%s → e%d ends at %d", s, m.Epoch, m.Offset)
 	case model.SendFetch:
 		if m := cur.Inflight[idx(a.F)]; m.Type == model.MsgFetch {
+			if m.LastFetchedEpoch >= 0 {
+				return fmt.Sprintf("%s at %d, last e%d", s, m.Offset, m.LastFetchedEpoch)
+			}
 			return fmt.Sprintf("%s at %d", s, m.Offset)
 		}
 	case model.HandleFetch:
 		m := cur.Inflight[idx(a.F)]
+		switch {
+		case m.Type == model.MsgNone:
+			return s + " (orphan dropped)"
+		case m.Error != model.ErrNone:
+			return s + " → " + m.Error.String()
+		case m.Diverging:
+			return fmt.Sprintf("%s → diverging: e%d ends at %d", s, m.DivergingEpoch.Epoch, m.DivergingEpoch.Offset)
+		}
+		return fmt.Sprintf("%s → %d rec, hw %d", s, len(m.Records), m.Hw)
+	case model.ShrinkIsr, model.ExpandIsr:
+		if m := cur.AlterPartition[idx(a.L)]; m.Type == model.MsgAlterPartition && prev.AlterPartition[idx(a.L)].Type == model.MsgNone {
+			return fmt.Sprintf("%s proposes %s", s, isrText(m.Isr))
+		}
+	case model.HandleAlterPartition:
+		m := cur.AlterPartition[idx(a.L)]
 		if m.Error != model.ErrNone {
 			return s + " → " + m.Error.String()
 		}
-		return fmt.Sprintf("%s → %d rec, hw %d", s, len(m.Records), m.Hw)
+		return fmt.Sprintf("%s → %s, pe %d", s, isrText(m.Isr), m.PartitionEpoch)
 	case model.Crash:
 		if lost := prev.LEO(idx(a.R)) - a.Keep; lost > 0 {
 			return fmt.Sprintf("%s loses %d", s, lost)
 		}
 	}
 	return s
+}
+
+// isrText writes a set of replicas as the captions do: {r1,r2}.
+func isrText(isr []model.Replica) string {
+	parts := make([]string, len(isr))
+	for i, r := range isr {
+		parts[i] = string(r)
+	}
+	return "{" + strings.Join(parts, ",") + "}"
 }
 
 // explain says why s violates invariant name, naming replicas and offsets.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,10 +100,11 @@ func TestPanels(t *testing.T) {
 	for _, p := range ps {
 		spans = append(spans, strings.Join(p.captions, "+"))
 	}
-	// SendFetch and HandleFetch change nothing drawn (the leader's HW is
-	// already 1): they fold into the panel of HandleFetchResponse.
+	// SendFetch, HandleFetch and UpdateFollowerFetchState change nothing
+	// drawn (the leader's HW is already 1): they fold into the panel of
+	// HandleFetchResponse.
 	last := ps[len(ps)-1]
-	if last.first != len(tr.Steps)-3 || last.last != len(tr.Steps)-1 ||
+	if last.first != len(tr.Steps)-4 || last.last != len(tr.Steps)-1 ||
 		!strings.HasPrefix(last.captions[0], "SendFetch(r1) at 1") ||
 		!strings.HasPrefix(last.captions[1], "HandleFetch(r2,r1) → 0 rec, hw 1") {
 		t.Errorf("last panel %d..%d %q; panels %q", last.first, last.last, last.captions, spans)
@@ -149,6 +151,39 @@ func TestCaptionsSayWhatMessagesCarry(t *testing.T) {
 			found = found || g == want
 		}
 		if !found {
+			t.Errorf("no caption %q in %q", want, got)
+		}
+	}
+}
+
+// The captions of 3.9's steps say what they carried too: the
+// lastFetchedEpoch of a fetch, a divergingEpoch answer, an AlterPartition
+// proposal and the controller's decision on it.
+func TestCaptionsOfDivergingEpoch(t *testing.T) {
+	dir := filepath.Join("..", "traces", "scenarios")
+	var got []string
+	for _, name := range []string{"kip101-scenario-2", "alter-partition-pending"} {
+		sc, err := scenario.Find(dir, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := sc.FindCase(model.DivergingEpoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, _, err := sc.Run(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := sc.Config(c)
+		for i := 1; i < len(tr.Steps); i++ {
+			got = append(got, caption(&cfg, &tr.Steps[i-1].State, &tr.Steps[i].State, tr.Steps[i].Action))
+		}
+	}
+	for _, want := range []string{"SendFetch(r1) at 2, last e0", "HandleFetch(r2,r1) → diverging: e0 ends at 1",
+		"ExpandIsr(r1,r3) proposes {r1,r2,r3}", "HandleAlterPartition(r1) → INVALID_UPDATE_VERSION",
+		"HandleAlterPartition(r1) → {r1,r3}, pe 3"} {
+		if !slices.Contains(got, want) {
 			t.Errorf("no caption %q in %q", want, got)
 		}
 	}

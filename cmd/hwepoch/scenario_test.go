@@ -13,11 +13,12 @@ func TestScenarioVerdicts(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{
-		"kip101-scenario-1 HighWatermark: violates NoAckedLoss at step 22 Elect(r1)",
+		"kip101-scenario-1 HighWatermark: violates NoAckedLoss at step 26 Elect(r1)",
 		"kip101-scenario-1 LeaderEpoch: holds -- as expected",
+		"kip101-scenario-1 DivergingEpoch: holds -- as expected",
 		"kip320-stale-leader LeaderEpoch Fencing=FALSE: violates CommittedPrefixesAgree",
 		"kip320-stale-leader LeaderEpoch Fencing=TRUE: holds -- as expected",
-		"all 4 cases as expected",
+		"all 6 cases as expected",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -58,7 +59,7 @@ func TestScenarioErrorsSayWhatToDo(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "choose one with -policy") {
 		t.Errorf("-svg with two cases: exit %d %s", code, errs)
 	}
-	if code, _, errs := runCLI("scenario", "-policy", "Kip101", "kip101-scenario-1"); code != 2 || !strings.Contains(errs, `"LeaderEpoch"`) {
+	if code, _, errs := runCLI("scenario", "-policy", "Kip101", "seeds-acks1-loss"); code != 2 || !strings.Contains(errs, `"LeaderEpoch"`) {
 		t.Errorf("no matching case: exit %d %s", code, errs)
 	}
 }
@@ -71,7 +72,11 @@ func TestScenarioUnexpectedVerdictFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	bad := strings.Replace(string(src), "expect LeaderEpoch holds", "expect LeaderEpoch violates NoAckedLoss", 1)
+	bad := strings.Replace(string(src), "expect Kip101 LeaderEpoch DivergingEpoch holds",
+		"expect Kip101 DivergingEpoch holds\nexpect LeaderEpoch violates NoAckedLoss", 1)
+	if bad == string(src) {
+		t.Fatal("kip101-scenario-1 no longer has the expect line this test edits")
+	}
 	if err := os.WriteFile(filepath.Join(dir, "kip101-scenario-1.scenario"), []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +115,7 @@ func TestRenderErrorsSayWhatToDo(t *testing.T) {
 		t.Errorf("missing cfg: exit %d %s", code, errs)
 	}
 	// A regression carries its constants; a -cfg that contradicts them is refused.
-	reg := filepath.Join("..", "..", "traces", "regressions", "random-Kip101-seed2.itf.json")
+	reg := filepath.Join("..", "..", "traces", "regressions", "nextid-after-leader-change-Kip101.itf.json")
 	if code, out, errs := runCLI("render", reg); code != 0 || !strings.Contains(out, "Init") {
 		t.Errorf("regression: exit %d %s", code, errs)
 	}

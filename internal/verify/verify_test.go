@@ -140,19 +140,28 @@ func TestScenarioRowsUnexpected(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	bad := strings.Replace(string(src), "expect LeaderEpoch holds", "expect LeaderEpoch violates NoAckedLoss", 1)
+	bad := strings.Replace(string(src), "expect Kip101 LeaderEpoch DivergingEpoch holds",
+		"expect Kip101 DivergingEpoch holds\nexpect LeaderEpoch violates NoAckedLoss", 1)
+	if bad == string(src) {
+		t.Fatal("kip101-scenario-1 no longer has the expect line this test edits")
+	}
 	if err := os.WriteFile(filepath.Join(dir, "kip101-scenario-1.scenario"), []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rows, scs := ScenarioRows(dir)
-	if len(rows) != 2 || len(scs) != 1 {
+	if len(rows) != 4 || len(scs) != 1 {
 		t.Fatalf("%+v", rows)
 	}
-	if r := rows[0]; r.Policy != "HighWatermark" || r.Status != Pass || r.Found != "violates NoAckedLoss@22 NoVisibleLoss@22" || r.Counterexample == nil {
+	if r := rows[0]; r.Policy != "HighWatermark" || r.Status != Pass || r.Found != "violates NoAckedLoss@26 NoVisibleLoss@26" || r.Counterexample == nil {
 		t.Errorf("HighWatermark: %+v", r)
 	}
-	if r := rows[1]; r.Status != Fail || !strings.Contains(r.Found, "UNEXPECTED") {
+	if r := rows[2]; r.Policy != "LeaderEpoch" || r.Status != Fail || !strings.Contains(r.Found, "UNEXPECTED") {
 		t.Errorf("LeaderEpoch: %+v", r)
+	}
+	for _, i := range []int{1, 3} {
+		if r := rows[i]; r.Status != Pass {
+			t.Errorf("%s: %+v", r.Policy, r)
+		}
 	}
 }
 

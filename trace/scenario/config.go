@@ -29,19 +29,20 @@ var kindWords = map[valueKind]string{kBool: "TRUE or FALSE", kInt: "a natural nu
 var constants = []struct {
 	name string
 	kind valueKind
-	def  string // default, as written; "" = computed from the steps
+	def  string // default, as written; "" = the release's (Fencing, MinIsrGatesHW) or computed from the steps
 }{
 	{"Replicas", kSet, "{r1,r2}"},
-	{"Fencing", kBool, "FALSE"},
+	{"Fencing", kBool, ""},
 	{"Acks", kString, `"all"`},
 	{"MinInsyncReplicas", kInt, "1"},
-	{"MinIsrGatesHW", kBool, "FALSE"},
+	{"MinIsrGatesHW", kBool, ""},
 	{"UncleanLeaderElectionEnable", kBool, "FALSE"},
 	{"UnflushedLoss", kBool, "FALSE"},
 	{"LossyNetwork", kBool, "FALSE"},
 	{"MaxRecords", kInt, ""},
 	{"MaxEpoch", kInt, ""},
 	{"MaxCrashes", kInt, ""},
+	{"MaxPartitionEpoch", kInt, ""},
 }
 
 func constantKind(name string) (valueKind, bool) {
@@ -232,7 +233,7 @@ func (s Scenario) config(c Case) (model.Config, error) {
 		}
 		vals[c.Variant.Name] = v
 	}
-	var produce, elect, crash int
+	var produce, elect, crash, isr int
 	for _, st := range s.StepsFor(c) {
 		switch st.Action.Kind {
 		case model.Produce:
@@ -241,6 +242,8 @@ func (s Scenario) config(c Case) (model.Config, error) {
 			elect++
 		case model.Crash:
 			crash++
+		case model.ShrinkIsr, model.ExpandIsr:
+			isr++
 		}
 	}
 	bound := func(name string, need int) int {
@@ -249,18 +252,30 @@ func (s Scenario) config(c Case) (model.Config, error) {
 		}
 		return need
 	}
+	// Fencing and MinIsrGatesHW are what the case's release does unless the
+	// scenario says otherwise (then the case is an ablation).
+	rel := model.Releases[c.Policy]
+	flag := func(name string, release bool) bool {
+		if v, ok := vals[name]; ok {
+			return v.b
+		}
+		return release
+	}
 	cfg := model.Config{
 		Truncation:                  c.Policy,
-		Fencing:                     vals["Fencing"].b,
+		Fencing:                     flag("Fencing", rel.Fencing),
 		Acks:                        vals["Acks"].s,
 		MinInsyncReplicas:           vals["MinInsyncReplicas"].i,
-		MinIsrGatesHW:               vals["MinIsrGatesHW"].b,
+		MinIsrGatesHW:               flag("MinIsrGatesHW", rel.MinIsrGatesHW),
 		UncleanLeaderElectionEnable: vals["UncleanLeaderElectionEnable"].b,
 		UnflushedLoss:               vals["UnflushedLoss"].b,
 		LossyNetwork:                vals["LossyNetwork"].b,
 		MaxRecords:                  bound("MaxRecords", produce),
 		MaxEpoch:                    bound("MaxEpoch", max(elect-1, 0)),
 		MaxCrashes:                  bound("MaxCrashes", crash),
+		// The partition epoch grows by one per election, per ISR change
+		// and per fenced follower (a crash): a bound no case exceeds.
+		MaxPartitionEpoch: bound("MaxPartitionEpoch", elect+isr+crash),
 	}
 	for _, r := range vals["Replicas"].set {
 		cfg.Replicas = append(cfg.Replicas, model.Replica(r))

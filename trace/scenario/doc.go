@@ -62,13 +62,17 @@
 //
 // config takes the spec's constant names (docs/spec.md). Defaults:
 //
-//	Replicas={r1,r2} Fencing=FALSE Acks="all" MinInsyncReplicas=1
-//	MinIsrGatesHW=FALSE UncleanLeaderElectionEnable=FALSE UnflushedLoss=FALSE
-//	LossyNetwork=FALSE
+//	Replicas={r1,r2} Acks="all" MinInsyncReplicas=1
+//	UncleanLeaderElectionEnable=FALSE UnflushedLoss=FALSE LossyNetwork=FALSE
 //
-// MaxRecords, MaxEpoch and MaxCrashes default, per case, to exactly what the
-// case's steps need (its Produce, Elect and Crash steps): bounds exist to make
-// TLC's state space finite and carry no meaning in a scenario. Truncation is
+// Fencing and MinIsrGatesHW default, per case, to what the case's release
+// does (the spec's Releases: Fencing from LeaderEpoch = 2.1.0 on,
+// MinIsrGatesHW under DivergingEpoch = 3.9.0); setting one makes the cases
+// whose release differs ablations. MaxRecords, MaxEpoch and MaxCrashes
+// default, per case, to exactly what the case's steps need (its Produce,
+// Elect and Crash steps), MaxPartitionEpoch to a bound the partition epoch
+// cannot reach (one per Elect, ShrinkIsr, ExpandIsr and Crash step): bounds
+// exist to make TLC's state space finite and carry no meaning in a scenario. Truncation is
 // not a config constant here: it is set per case by the policies line. Values
 // are written as in a TLC .cfg: TRUE, FALSE, 3, "all", {r1, r2, r3}.
 //
@@ -90,6 +94,11 @@
 //	final epochCache r1 = 0@0 2@1       epoch@start for each entry
 //	final hw r1 = 2                     also hwCheckpoint, leaderEpoch, LEO
 //	final role r1 = Leader              also fetchState, leader (a replica)
-//	final ctrlLeader = r2               also ctrlEpoch, ctrlIsr (= r1 r2)
+//	final ctrlLeader = r2               also ctrlEpoch, ctrlPartitionEpoch,
+//	                                    ctrlIsr (= r1 r2)
+//	final isr r1 = r1 r2                a leader's ISR; also pendingIsr
+//	final followerLeo r1 = -1 2         a leader's views, one per replica in
+//	                                    Replicas order (-1: unknown)
+//	final produceEpoch r1 = 0           also partitionEpoch
 //	final acked = 0:1 1:2               offset:id; also committed
 package scenario

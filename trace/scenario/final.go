@@ -21,7 +21,8 @@ var fields = []struct {
 }{
 	{"log", true}, {"epochCache", true}, {"hwCheckpoint", true}, {"role", true},
 	{"leaderEpoch", true}, {"leader", true}, {"hw", true}, {"LEO", true}, {"fetchState", true},
-	{"ctrlLeader", false}, {"ctrlEpoch", false}, {"ctrlIsr", false},
+	{"isr", true}, {"followerLeo", true}, {"produceEpoch", true}, {"partitionEpoch", true}, {"pendingIsr", true},
+	{"ctrlLeader", false}, {"ctrlEpoch", false}, {"ctrlIsr", false}, {"ctrlPartitionEpoch", false},
 	{"nextId", false}, {"crashes", false}, {"acked", false}, {"committed", false},
 }
 
@@ -140,11 +141,23 @@ func fieldValue(cfg *model.Config, s *model.State, field string, r model.Replica
 	case "ctrlEpoch":
 		return strconv.Itoa(s.CtrlEpoch)
 	case "ctrlIsr":
-		parts := make([]string, len(s.CtrlIsr))
-		for k, x := range s.CtrlIsr {
-			parts[k] = string(x)
+		return replicas(s.CtrlIsr)
+	case "isr":
+		return replicas(s.Isr[i])
+	case "pendingIsr":
+		return replicas(s.PendingIsr[i])
+	case "followerLeo":
+		parts := make([]string, len(s.FollowerLeo[i]))
+		for k, v := range s.FollowerLeo[i] {
+			parts[k] = strconv.Itoa(v)
 		}
 		return list(parts)
+	case "produceEpoch":
+		return strconv.Itoa(s.ProduceEpoch[i])
+	case "partitionEpoch":
+		return strconv.Itoa(s.PartitionEpoch[i])
+	case "ctrlPartitionEpoch":
+		return strconv.Itoa(s.CtrlPartitionEpoch)
 	case "nextId":
 		return strconv.Itoa(s.NextId)
 	case "crashes":
@@ -155,6 +168,18 @@ func fieldValue(cfg *model.Config, s *model.State, field string, r model.Replica
 		return ids(s.Committed)
 	}
 	return ""
+}
+
+// replicas writes a set of replicas as final lines spell it.
+func replicas(xs []model.Replica) string {
+	if len(xs) == 0 {
+		return "empty"
+	}
+	parts := make([]string, len(xs))
+	for k, x := range xs {
+		parts[k] = string(x)
+	}
+	return strings.Join(parts, " ")
 }
 
 // failedFinals lists the final assertions of case c that s does not meet.

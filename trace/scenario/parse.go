@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -150,10 +151,8 @@ func (p *parser) line(n int, raw string) error {
 		}
 	case "policies":
 		for _, tok := range strings.Fields(rest) {
-			switch tok {
-			case model.HighWatermark, model.Kip101, model.LeaderEpoch:
-			default:
-				return p.errAt(n, tok, "not a Truncation policy: want HighWatermark, Kip101 or LeaderEpoch")
+			if !slices.Contains(model.Policies, tok) {
+				return p.errAt(n, tok, "not a Truncation policy: want one of %s", strings.Join(model.Policies, ", "))
 			}
 			if contains(p.sc.Policies, tok) {
 				return p.errAt(n, tok, "policy listed twice")

@@ -53,10 +53,15 @@ func TestParseTiny(t *testing.T) {
 		t.Errorf("LeaderEpoch actions %v", got)
 	}
 	cfg := sc.Config(cases[1])
-	want := model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.LeaderEpoch, Acks: "1",
-		MinInsyncReplicas: 1, MaxRecords: 1, MaxEpoch: 0, MaxCrashes: 0}
+	// Fencing is LeaderEpoch's release's (2.1 has KIP-320); one Elect
+	// step bounds the partition epoch at 1.
+	want := model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.LeaderEpoch, Fencing: true, Acks: "1",
+		MinInsyncReplicas: 1, MaxRecords: 1, MaxEpoch: 0, MaxCrashes: 0, MaxPartitionEpoch: 1}
 	if cfg.String() != want.String() {
 		t.Errorf("config\n got %s\nwant %s", cfg.String(), want.String())
+	}
+	if hw := sc.Config(cases[0]); hw.Fencing || hw.MinIsrGatesHW {
+		t.Errorf("HighWatermark (0.10.2) has neither fencing nor the min.insync HW gate: %s", hw.String())
 	}
 	if n := sc.Notes(cases[1]); len(n) != 1 || n[1][0] != "phase one" {
 		t.Errorf("notes %v", n)
@@ -213,5 +218,42 @@ func TestSplitAssignments(t *testing.T) {
 		if _, err := splitAssignments(bad); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+// Fencing and MinIsrGatesHW follow each case's release unless the config
+// line sets them; DivergingEpoch is a policy; the new final fields read
+// the leader's views, ISR and partition epoch.
+func TestReleaseDefaultsAndOverrides(t *testing.T) {
+	src := strings.Replace(tiny, "policies HighWatermark LeaderEpoch", "policies HighWatermark DivergingEpoch", 1)
+	src = strings.ReplaceAll(src, "LeaderEpoch", "DivergingEpoch")
+	src += "final DivergingEpoch isr r1 = r1 r2\nfinal DivergingEpoch followerLeo r1 = -1 -1\nfinal DivergingEpoch partitionEpoch r1 = 0\nfinal ctrlPartitionEpoch = 0\nfinal DivergingEpoch pendingIsr r1 = empty\n"
+	sc, err := Parse("de.scenario", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	de := sc.Config(sc.Cases()[1])
+	if !de.Fencing || !de.MinIsrGatesHW {
+		t.Errorf("DivergingEpoch (3.9) fences and gates the HW on min.insync: %s", de.String())
+	}
+	for _, c := range sc.Cases() {
+		if _, _, err := sc.Verify(c); err != nil {
+			t.Errorf("%s: %v", c, err)
+		}
+	}
+	over, err := Parse("over.scenario", []byte(strings.Replace(src, `Acks="1"`, `Acks="1" Fencing=FALSE MinIsrGatesHW=FALSE`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := over.Config(over.Cases()[1]); cfg.Fencing || cfg.MinIsrGatesHW {
+		t.Errorf("the config line's Fencing=FALSE MinIsrGatesHW=FALSE is not applied: %s", cfg.String())
+	}
+	bad := strings.Replace(src, "final ctrlPartitionEpoch = 0", "final ctrlPartitionEpoch = 1", 1)
+	sc, err = Parse("bad.scenario", []byte(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sc.Verify(sc.Cases()[0]); err == nil || !strings.Contains(err.Error(), "ctrlPartitionEpoch") {
+		t.Errorf("a wrong final ctrlPartitionEpoch is not reported: %v", err)
 	}
 }
