@@ -110,7 +110,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 }
 
 func replayPolicies(p string) ([]string, error) {
-	all := []string{model.HighWatermark, model.Kip101, model.LeaderEpoch}
+	all := model.Policies
 	if p == "" {
 		return all, nil
 	}

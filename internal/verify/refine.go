@@ -96,7 +96,7 @@ type RandomPlan struct {
 // and the invariants the configuration promises must hold after every step.
 func RandomRows(plan RandomPlan, progress io.Writer) []Row {
 	var rows []Row
-	for i, p := range []string{model.HighWatermark, model.Kip101, model.LeaderEpoch} {
+	for i, p := range model.Policies {
 		if progress != nil {
 			fmt.Fprintf(progress, "hwepoch verify: [random] %d random traces under %s\n", plan.Traces, p)
 		}

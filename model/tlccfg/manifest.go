@@ -32,7 +32,7 @@ type Entry struct {
 }
 
 // Policies are the spec's truncation policies (its Truncation constant).
-var Policies = []string{model.HighWatermark, model.Kip101, model.LeaderEpoch}
+var Policies = model.Policies
 
 // kindExpect is the verdict each kind of configuration must expect: a proof
 // holds; a counterexample shows a property broken; a witness shows a

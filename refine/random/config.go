@@ -28,8 +28,13 @@ func GenConfig(rng *rand.Rand, policy string) *model.Config {
 		MaxEpoch:                    4,
 		MaxCrashes:                  2,
 	}
-	if policy == model.LeaderEpoch {
-		cfg.Fencing = rng.Intn(4) != 0
+	if r := model.Releases[policy]; r.Fencing {
+		cfg.Fencing = rng.Intn(4) != 0 // mostly the release's own; an ablation now and then
+	}
+	if model.Releases[policy].AsyncIsr {
+		// Room for a few AlterPartition commits beyond the elections' and
+		// fencings' partition epochs.
+		cfg.MaxPartitionEpoch = cfg.MaxEpoch + cfg.MaxCrashes + 2
 	}
 	if rng.Intn(3) == 0 {
 		cfg.Replicas = append(cfg.Replicas, "r3")

@@ -124,10 +124,8 @@ func Run(opt Options) (Result, error) {
 	if opt.Config == nil {
 		opt.Config = GenConfig
 	}
-	switch opt.Policy {
-	case model.HighWatermark, model.Kip101, model.LeaderEpoch:
-	default:
-		return Result{}, fmt.Errorf("policy %q: want HighWatermark, Kip101 or LeaderEpoch", opt.Policy)
+	if _, ok := model.Releases[opt.Policy]; !ok {
+		return Result{}, fmt.Errorf("policy %q: want one of %v", opt.Policy, model.Policies)
 	}
 	start := time.Now()
 	r := &runner{opt: opt}

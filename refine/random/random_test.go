@@ -45,7 +45,7 @@ func TestRandomTraces(t *testing.T) {
 	if testing.Short() {
 		n = min(n, 100)
 	}
-	for i, p := range []string{model.HighWatermark, model.Kip101, model.LeaderEpoch} {
+	for i, p := range model.Policies {
 		t.Run(p, func(t *testing.T) {
 			t.Parallel()
 			s := *seed + int64(i)
@@ -127,5 +127,42 @@ func TestRegressionPathOnlyWritesTheTreeWhenAsked(t *testing.T) {
 	}
 	if want := filepath.Join("..", "..", "traces", "regressions", "random-LeaderEpoch-seed3.itf.json"); tree != want {
 		t.Errorf("with -update: %s, want %s", tree, want)
+	}
+}
+
+// Random traces of 3.9 reach the asynchronous AlterPartition's window and
+// replay it on the implementation: steps taken while a leader's proposal
+// is pending, the controller's decisions and the leader's handling of them
+// are all counted (the traces themselves are held to the model by Run).
+func TestRandomTracesReachPendingAlterPartition(t *testing.T) {
+	var pending, decided, answered, staleRejected int
+	res, err := Run(Options{Policy: model.DivergingEpoch, Traces: 200, Seed: 5,
+		Step: func(cfg *model.Config, pre model.State, a model.Action) {
+			for _, p := range pre.PendingIsr {
+				if len(p) > 0 {
+					pending++
+					break
+				}
+			}
+			switch a.Kind {
+			case model.HandleAlterPartition:
+				decided++
+				if m := pre.AlterPartition[cfg.Index(a.L)]; m.PartitionEpoch != pre.CtrlPartitionEpoch {
+					staleRejected++
+				}
+			case model.HandleAlterPartitionResponse:
+				answered++
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure != nil {
+		t.Fatalf("a random trace failed: %s", res.Failure)
+	}
+	t.Logf("%d traces: %d steps with an AlterPartition pending, %d decisions (%d on a stale partition epoch), %d responses handled",
+		res.Passed, pending, decided, staleRejected, answered)
+	if pending == 0 || decided == 0 || answered == 0 {
+		t.Fatalf("the random traces never reached the pending window: %d pending steps, %d decisions, %d responses", pending, decided, answered)
 	}
 }
