@@ -126,7 +126,12 @@ func TestOrphanFetch(t *testing.T) {
 // log diverges answers divergingEpoch and does not count the fetch; the
 // follower truncates and fetches again.
 func TestDivergingEpoch(t *testing.T) {
-	cfg := cfg2(func(c *Config) { c.Truncation = DivergingEpoch; c.MaxPartitionEpoch = 2; c.MinInsyncReplicas = 1; c.MaxCrashes = 2 })
+	cfg := cfg2(func(c *Config) {
+		c.Truncation = DivergingEpoch
+		c.MaxPartitionEpoch = 2
+		c.MinInsyncReplicas = 1
+		c.MaxCrashes = 2
+	})
 	// r1 writes m1 in epoch 0 and crashes before r2 fetches it; r2 leads epoch 1 and writes m2.
 	s := do(t, cfg, Init(cfg), "Elect(r1)", "HandleLeaderAndIsr(r1)", "HandleLeaderAndIsr(r2)", "Produce(r1)",
 		"Crash(r1,1)", "Elect(r2)", "HandleLeaderAndIsr(r2)", "Produce(r2)", "Restart(r1)", "HandleLeaderAndIsr(r1)")

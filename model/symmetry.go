@@ -68,7 +68,7 @@ func Permute(cfg *Config, s *State, perm []int) State {
 		ProduceEpoch: make([]int, n), PartitionEpoch: make([]int, n), PendingIsr: make([][]Replica, n),
 		CtrlLeader: rename(s.CtrlLeader), CtrlEpoch: s.CtrlEpoch, CtrlIsr: renameSet(s.CtrlIsr),
 		CtrlPartitionEpoch: s.CtrlPartitionEpoch,
-		ControllerQueue: make([][]Msg, n), Inflight: make([]Msg, n), AlterPartition: make([]Msg, n),
+		ControllerQueue:    make([][]Msg, n), Inflight: make([]Msg, n), AlterPartition: make([]Msg, n),
 		NextId: s.NextId, Crashes: s.Crashes, Acked: s.Acked, Committed: s.Committed,
 	}
 	for i := range n {

@@ -17,9 +17,9 @@ func TestSameLeaderEpochBumpPerRelease(t *testing.T) {
 		wantLEO   int64
 		wantState FetchState
 	}{
-		{storage.HighWatermark, 1, Fetching},  // truncated to HW 1 at epoch 1, not again
-		{storage.Kip101, 3, Fetching},         // still fetching after its round trip
-		{storage.LeaderEpoch, 3, Truncating},  // every new epoch restarts the phase
+		{storage.HighWatermark, 1, Fetching},    // truncated to HW 1 at epoch 1, not again
+		{storage.Kip101, 3, Fetching},           // still fetching after its round trip
+		{storage.LeaderEpoch, 3, Truncating},    // every new epoch restarts the phase
 		{storage.DivergingEpoch, 3, Truncating}, // restarted: fetching at once, reported Truncating until a fetch is answered without divergence
 	} {
 		t.Run(string(c.p), func(t *testing.T) {
