@@ -42,13 +42,13 @@ var All = []Lemma{
 		State: logMatching},
 	{Name: "L3", Doc: "a Fetch or OffsetsForLeaderEpoch request is served (answered without error) only by a replica that leads the epoch the request carries",
 		Step: servedByLeaderOfRequestEpoch},
-	{Name: "L4a", Doc: "a replica that becomes leader, or leader of a newer epoch, starts with every follower's LEO unknown (-1)",
+	{Name: "L4a", Doc: "a replica that becomes a new leader (it was not leading) starts with every follower's LEO unknown (-1); a leader re-elected without a break keeps its views (Partition.makeLeader, isNewLeader)",
 		Step: viewsResetOnBecomingLeader},
-	{Name: "L4b", Doc: "a leader's view of a follower's LEO changes only by that follower's fetch, sent in the leader's current epoch, to that fetch's offset (or by the reset of L4a)",
+	{Name: "L4b", Doc: "a leader's view of a follower's LEO changes only when it updates the follower's fetch state for a read it made of that follower's fetch, to that fetch's offset (or by the reset of L4a); the read may be of an earlier leadership, as in Kafka (2.1 looks the Replica up at the update, 3.9 updates the one it read for, and makeLeader keeps both)",
 		Step: viewsSetByCurrentEpochFetch},
 	{Name: "L4c", Doc: "a leader's view v >= 0 of a follower in its epoch is backed: the follower holds the leader's records below v",
 		State: viewsBacked},
-	{Name: "L4d", Doc: "a fetch in flight never asks from beyond its sender's log end: a follower does not truncate below a fetch it has outstanding",
+	{Name: "L4d", Doc: "a fetch in flight, or a leader's read of one, never asks from beyond its live sender's log end: a follower does not truncate below a fetch it has outstanding (an orphan, whose sender crashed since, may: the KIP-903 case, which 3.9 refuses)",
 		State: fetchWithinLog},
 }
 
@@ -205,14 +205,16 @@ func logMatching(cfg *model.Config, s *model.State) (premise, ok bool) {
 	return premise, true
 }
 
-// L3. The request is in f's slot before the step; the answer after it.
+// L3. The request is in f's slot before the step; the answer (a response,
+// or the leader's read of a fetch it will count) after it. An orphan's
+// refusal goes nowhere: the slot is empty after the step.
 func servedByLeaderOfRequestEpoch(cfg *model.Config, s *model.State, a model.Action, t *model.State) (premise, ok bool) {
 	if a.Kind != model.HandleFetch && a.Kind != model.HandleOffsetsForLeaderEpoch {
 		return false, true
 	}
 	l, f := cfg.Index(a.L), cfg.Index(a.F)
 	req, resp := s.Inflight[f], t.Inflight[f]
-	if resp.Error != model.ErrNone {
+	if resp.Type == model.MsgNone || resp.Error != model.ErrNone {
 		return false, true
 	}
 	return true, s.Role[l] == model.Leader && s.LeaderEpoch[l] == req.CurrentEpoch
@@ -221,12 +223,18 @@ func servedByLeaderOfRequestEpoch(cfg *model.Config, s *model.State, a model.Act
 // L4a.
 func viewsResetOnBecomingLeader(cfg *model.Config, s *model.State, a model.Action, t *model.State) (premise, ok bool) {
 	for l := range cfg.Replicas {
-		if t.Role[l] != model.Leader || (s.Role[l] == model.Leader && s.LeaderEpoch[l] == t.LeaderEpoch[l]) {
-			continue
-		}
-		premise = true
-		for _, v := range t.FollowerLeo[l] {
-			if v != -1 {
+		switch {
+		case t.Role[l] != model.Leader:
+		case s.Role[l] != model.Leader: // a new leader
+			premise = true
+			for _, v := range t.FollowerLeo[l] {
+				if v != -1 {
+					return true, false
+				}
+			}
+		case s.LeaderEpoch[l] != t.LeaderEpoch[l]: // re-elected without a break
+			premise = true
+			if !slices.Equal(s.FollowerLeo[l], t.FollowerLeo[l]) {
 				return true, false
 			}
 		}
@@ -234,8 +242,8 @@ func viewsResetOnBecomingLeader(cfg *model.Config, s *model.State, a model.Actio
 	return premise, true
 }
 
-// L4b. The fetch is the request in f's slot before the step; with fencing
-// the leader serves only fetches that carry its own epoch.
+// L4b. The read is the FetchRead in f's slot before the step. Which epochs
+// a served fetch may carry is L3's business, at the read.
 func viewsSetByCurrentEpochFetch(cfg *model.Config, s *model.State, a model.Action, t *model.State) (premise, ok bool) {
 	for l := range cfg.Replicas {
 		if t.Role[l] != model.Leader || s.Role[l] != model.Leader || s.LeaderEpoch[l] != t.LeaderEpoch[l] {
@@ -247,8 +255,8 @@ func viewsSetByCurrentEpochFetch(cfg *model.Config, s *model.State, a model.Acti
 			}
 			premise = true
 			m := s.Inflight[f]
-			if a.Kind != model.HandleFetch || a.L != cfg.Replicas[l] || a.F != cfg.Replicas[f] ||
-				m.Type != model.MsgFetch || m.CurrentEpoch != s.LeaderEpoch[l] || t.FollowerLeo[l][f] != m.Offset {
+			if a.Kind != model.UpdateFollowerFetchState || a.L != cfg.Replicas[l] || a.F != cfg.Replicas[f] ||
+				m.Type != model.MsgFetchRead || t.FollowerLeo[l][f] != m.Offset {
 				return true, false
 			}
 		}
@@ -281,7 +289,7 @@ func viewsBacked(cfg *model.Config, s *model.State) (premise, ok bool) {
 func fetchWithinLog(cfg *model.Config, s *model.State) (premise, ok bool) {
 	for f := range cfg.Replicas {
 		m := s.Inflight[f]
-		if m.Type != model.MsgFetch || !s.Up(f) {
+		if (m.Type != model.MsgFetch && m.Type != model.MsgFetchRead) || m.Orphan || !s.Up(f) {
 			continue
 		}
 		premise = true
