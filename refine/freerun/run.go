@@ -72,7 +72,7 @@ type Recording struct {
 // space finite: a free run produces, elects and crashes as often as it likes.
 func unbounded(cfg *model.Config) *model.Config {
 	c := *cfg
-	c.MaxRecords, c.MaxEpoch, c.MaxCrashes = 1<<30, 1<<30, 1<<30
+	c.MaxRecords, c.MaxEpoch, c.MaxCrashes, c.MaxPartitionEpoch = 1<<30, 1<<30, 1<<30, 1<<30
 	return &c
 }
 

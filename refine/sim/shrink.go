@@ -143,6 +143,11 @@ func Shrink(cfg *model.Config, actions []model.Action) (Shrunk, error) {
 	bounded.MaxRecords = max(last.NextId-1, 1)
 	bounded.MaxEpoch = max(last.CtrlEpoch, 1)
 	bounded.MaxCrashes = max(last.Crashes, 1)
+	if bounded.MaxPartitionEpoch > 0 {
+		// A proposal needs its leader's partition epoch below the bound, and
+		// the controller's only grows: one above its last is enough.
+		bounded.MaxPartitionEpoch = max(last.CtrlPartitionEpoch+1, 1)
+	}
 	tr, err = refine.ActionsTrace("shrunk", &bounded, cur)
 	if err != nil {
 		return Shrunk{}, fmt.Errorf("the shrunk trace under its own bounds: %w", err)

@@ -47,6 +47,7 @@ func ModelConfig(settings []string) (*model.Config, error) {
 		MinInsyncReplicas: cc.MinInsyncReplicas, MinIsrGatesHW: cc.MinIsrGatesHW,
 		UncleanLeaderElectionEnable: cc.UncleanLeaderElectionEnable, UnflushedLoss: cc.UnflushedLoss,
 		LossyNetwork: true, MaxRecords: unbounded, MaxEpoch: unbounded, MaxCrashes: unbounded,
+		MaxPartitionEpoch: unbounded,
 	}
 	for i := 1; i <= cc.Brokers; i++ {
 		cfg.Replicas = append(cfg.Replicas, model.Replica(fmt.Sprintf("r%d", i)))
