@@ -194,3 +194,16 @@ func TestShrinkAFailingRun(t *testing.T) {
 	}
 	t.Fatal("30 HighWatermark seeds lost nothing")
 }
+
+// Seeds that once left the model: a restarted broker whose fetch of
+// before the crash (the spec's orphan) was still in flight sent another
+// (LeaderEpoch seed 39: the spec's one fetcher slot was taken), and the
+// loss of an orphan was no event, so the model kept it (seeds 59 and 83).
+func TestSimulatedOrphanRegressions(t *testing.T) {
+	for _, seed := range []uint64{39, 59, 83} {
+		r := Run(Options{Seed: seed, Settings: []string{"Truncation=" + model.LeaderEpoch}})
+		if r.Failed() {
+			t.Errorf("LeaderEpoch %s", r)
+		}
+	}
+}
