@@ -3,6 +3,7 @@ package cluster
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
@@ -86,6 +87,51 @@ func TestOrphanFetchPerRelease(t *testing.T) {
 				t.Fatalf("the orphan got a response: %+v", m)
 			}
 		})
+	}
+}
+
+// Losing an orphan fetch (the crashed follower's, which nobody waits for)
+// is the spec's LoseMessage(f) all the same, and the cluster records it as
+// that event: a simulation's model takes its steps from the events, and
+// without it kept the orphan the cluster had dropped.
+func TestLosingAnOrphanFetchIsAnEvent(t *testing.T) {
+	var mu sync.Mutex
+	var events []Event
+	c := newStepped(t, 2, storage.LeaderEpoch, func(c *Config) {
+		c.LossyNetwork = true
+		c.Hook = func(e Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, e)
+		}
+	})
+	apply(t, c, cat(
+		[]Step{S("Elect", A), S("HandleLeaderAndIsr", A)},
+		becomeFollower(storage.LeaderEpoch, B, A, 1),
+		[]Step{S("Produce", A)},
+		fetchRound(B, A),
+		[]Step{S("SendFetch", B), S("Crash", B, 1), S("Restart", B)},
+	))
+	if m := c.Snapshot().Network.Inflight[B]; m.Type != MsgFetch || !m.Orphan {
+		t.Fatalf("the orphan fetch: %+v", m)
+	}
+	mu.Lock()
+	events = nil
+	mu.Unlock()
+	apply(t, c, []Step{S("LoseMessage", B)})
+	if m := c.Snapshot().Network.Inflight[B]; m.Type != MsgNone {
+		t.Fatalf("the orphan survived its loss: %+v", m)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var steps []string
+	for _, e := range events {
+		if st, ok := StepOf(e); ok {
+			steps = append(steps, st.String())
+		}
+	}
+	if want := S("LoseMessage", B).String(); !slices.Equal(steps, []string{want}) {
+		t.Fatalf("losing the orphan recorded steps %v, want [%s]", steps, want)
 	}
 }
 

@@ -21,7 +21,9 @@ import (
 // VOPR): the real brokers, controller, fetchers, producer and storage of a
 // stepped cluster, driven by one seeded scheduler over simulated time. At
 // each decision the scheduler lists what may happen next — deliver one of
-// the messages in flight (in any order: reordering and delay), a turn of a
+// the messages in flight (in any order: reordering and delay; under
+// asynchronous AlterPartition the leader's AlterPartition and the
+// controller's answer too), a turn of a
 // broker's fetcher loop, the next due timer (ISR expiration, HW checkpoint,
 // log flush, the controller's auto leader rebalance), a produce, a consumer
 // read, and, in the fault phase, a crash that loses the unflushed tail, a
@@ -489,6 +491,14 @@ func (s *simulator) benign(produce bool) []option {
 		if err != nil {
 			continue
 		}
+		if _, wm, ok := s.c.fetcherMessage(id, ""); ok && wm.Orphan {
+			// A fetch the broker sent before its last crash is still in
+			// flight (the spec's orphan, KIP-903): it holds the spec's one
+			// fetcher slot of the broker until it is served or lost, so the
+			// new incarnation's fetcher waits. Kafka's would send at once;
+			// the spec cannot have two requests of one follower in flight.
+			continue
+		}
 		if b.FetcherReady() {
 			opts = append(opts, option{6, func() (string, error) {
 				return fmt.Sprintf("broker %d fetcher turn", id), s.c.FireTimer(id, broker.TimerFetcher)
@@ -517,6 +527,27 @@ func (s *simulator) deliveryStep(m netsim.Message) (Step, bool) {
 			return Step{}, false
 		}
 		return S(broker.ActHandleLeaderAndIsr, int64(r)), true
+	}
+	switch p := m.Payload.(type) {
+	case protocol.AlterPartitionRequest:
+		// Under asynchronous AlterPartition (3.9) the request and its
+		// answer are in flight between steps: the controller's decision
+		// and the leader's applying of it are steps of their own. Lost
+		// only with the leader's crash, otherwise only delayed
+		// (AlterPartitionManager resends until it gets an answer; the
+		// spec's LoseMessage is the fetchers' only): a partitioned
+		// leader's request waits for the heal.
+		l, ok := brokerOfNode(m.From)
+		if !ok || p.Partition != s.c.focus || !s.c.Alive(l) || s.isolated[l] {
+			return Step{}, false
+		}
+		return S(ActHandleAlterPartition, int64(l)), true
+	case protocol.AlterPartitionResponse:
+		l, ok := brokerOfNode(m.To)
+		if !ok || p.Partition != s.c.focus || !s.c.Alive(l) || s.isolated[l] {
+			return Step{}, false
+		}
+		return S(broker.ActHandleAlterPartitionResponse, int64(l)), true
 	}
 	wm, ok := s.c.wireMessage(m)
 	if !ok || !s.c.Alive(wm.Dst) || s.isolated[wm.Src] || s.isolated[wm.Dst] {

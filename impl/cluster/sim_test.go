@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"testing"
+
+	"github.com/hwepoch/hwepoch/impl/broker"
 )
 
 // Two runs of one seed have the same event log, byte for byte (compared
@@ -67,5 +69,36 @@ func TestSimulationIsDeterministicInParallel(t *testing.T) {
 		if alone[i] != together[i] {
 			t.Errorf("seed %d: %s alone, %s side by side", 100+i, alone[i], together[i])
 		}
+	}
+}
+
+// Under asynchronous AlterPartition (DivergingEpoch, 3.9.0) the
+// simulation delivers the leader's AlterPartition and the controller's
+// answer as steps of their own (HandleAlterPartition,
+// HandleAlterPartitionResponse), so ISR changes the leader proposes are
+// decided and applied: the ISR grows back after the heal and the cluster
+// takes writes under min.insync.replicas=2 again. A simulation that left
+// them in flight kept every leader's proposal pending, refused every
+// produce with NOT_ENOUGH_REPLICAS after the heal, and did not converge.
+func TestSimulationDecidesAsynchronousIsrChanges(t *testing.T) {
+	settings := []string{"Truncation=DivergingEpoch", "MinIsrGatesHW=true"}
+	decided, applied := 0, 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		r := Simulate(SimConfig{Seed: seed, Settings: settings})
+		if r.Failed() {
+			t.Fatalf("DivergingEpoch %s", r)
+		}
+		for _, st := range r.Steps {
+			switch st.Action {
+			case ActHandleAlterPartition:
+				decided++
+			case broker.ActHandleAlterPartitionResponse:
+				applied++
+			}
+		}
+	}
+	t.Logf("3 seeds: %d AlterPartition decided by the controller, %d answers applied by leaders", decided, applied)
+	if decided == 0 || applied == 0 {
+		t.Fatalf("3 seeds decided %d AlterPartitions and applied %d answers: the asynchronous path did not run", decided, applied)
 	}
 }

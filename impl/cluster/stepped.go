@@ -310,7 +310,20 @@ func (c *Cluster) LoseMessage(f int32) error {
 			return err
 		}
 		if wm.Orphan {
-			// An earlier incarnation's request: nobody waits for it.
+			// An earlier incarnation's request: nobody waits for it, so no
+			// fetcher records the loss. The cluster does, as the spec's
+			// LoseMessage(f) that empties f's slot: a simulation's model
+			// takes its steps from the events.
+			ev := Event{Broker: f, Action: broker.ActLoseMessage, Params: map[string]int64{"f": int64(f)},
+				Partition: c.focus, Lamport: c.slots[f].clock.Tick(), Seq: c.seq.Add(1)}
+			if b, err := c.broker(f); err == nil {
+				if p, ok := b.Partition(c.focus); ok {
+					ev.Post = p.State()
+				}
+			} else if st, ok := c.slots[f].offline[c.focus]; ok {
+				ev.Post = st
+			}
+			c.emit(ev)
 			return nil
 		}
 		b, err := c.broker(f)
