@@ -32,8 +32,12 @@ func RenderStep(w io.Writer, cfg *model.Config, i int, st Step, prev *model.Stat
 	if st.Action.Kind != model.NoAction {
 		act = ActionString(st.Action)
 	}
-	fmt.Fprintf(w, "%3d %-44s ctrl %s e%d isr{%s} next=%d crashes=%d acked%s committed%s\n",
-		i, act, s.CtrlLeader, s.CtrlEpoch, replicas(s.CtrlIsr), s.NextId, s.Crashes, offsetIDs(s.Acked), offsetIDs(s.Committed))
+	pe := ""
+	if cfg.Rel().AsyncIsr {
+		pe = fmt.Sprintf(" pe%d", s.CtrlPartitionEpoch)
+	}
+	fmt.Fprintf(w, "%3d %-44s ctrl %s e%d%s isr{%s} next=%d crashes=%d acked%s committed%s\n",
+		i, act, s.CtrlLeader, s.CtrlEpoch, pe, replicas(s.CtrlIsr), s.NextId, s.Crashes, offsetIDs(s.Acked), offsetIDs(s.Committed))
 	for r, name := range cfg.Replicas {
 		mark := " "
 		if prev != nil && replicaChanged(prev, &s, r) {
@@ -67,11 +71,23 @@ func ReplicaLine(cfg *model.Config, s *model.State, r int) string {
 	switch s.Role[r] {
 	case model.Leader:
 		fmt.Fprintf(&b, " | isr{%s} views%v", replicas(s.Isr[r]), s.FollowerLeo[r])
+		if s.ProduceEpoch[r] != s.LeaderEpoch[r] {
+			fmt.Fprintf(&b, " since e%d", s.ProduceEpoch[r])
+		}
+		if cfg.Rel().AsyncIsr {
+			fmt.Fprintf(&b, " pe%d", s.PartitionEpoch[r])
+			if len(s.PendingIsr[r]) > 0 {
+				fmt.Fprintf(&b, " pending{%s}", replicas(s.PendingIsr[r]))
+			}
+		}
 	case model.Follower:
 		fmt.Fprintf(&b, " | of %s %s", s.Leader[r], s.FetchState[r])
 	}
 	if m := s.Inflight[r]; m.Type != model.MsgNone {
 		fmt.Fprintf(&b, " | slot %s", m)
+	}
+	if m := s.AlterPartition[r]; m.Type != model.MsgNone {
+		fmt.Fprintf(&b, " | alter %s", m)
 	}
 	if q := s.ControllerQueue[r]; len(q) > 0 {
 		fmt.Fprintf(&b, " | queue %d (head e%d leader %s)", len(q), q[0].Epoch, q[0].Leader)
@@ -83,11 +99,15 @@ func replicaChanged(a, b *model.State, r int) bool {
 	x := model.State{Log: a.Log[r : r+1], EpochCache: a.EpochCache[r : r+1], HwCheckpoint: a.HwCheckpoint[r : r+1],
 		Role: a.Role[r : r+1], LeaderEpoch: a.LeaderEpoch[r : r+1], Leader: a.Leader[r : r+1], Hw: a.Hw[r : r+1],
 		Isr: a.Isr[r : r+1], FollowerLeo: a.FollowerLeo[r : r+1], FetchState: a.FetchState[r : r+1],
-		ControllerQueue: a.ControllerQueue[r : r+1], Inflight: a.Inflight[r : r+1]}
+		ControllerQueue: a.ControllerQueue[r : r+1], Inflight: a.Inflight[r : r+1],
+		ProduceEpoch: a.ProduceEpoch[r : r+1], PartitionEpoch: a.PartitionEpoch[r : r+1],
+		PendingIsr: a.PendingIsr[r : r+1], AlterPartition: a.AlterPartition[r : r+1]}
 	y := model.State{Log: b.Log[r : r+1], EpochCache: b.EpochCache[r : r+1], HwCheckpoint: b.HwCheckpoint[r : r+1],
 		Role: b.Role[r : r+1], LeaderEpoch: b.LeaderEpoch[r : r+1], Leader: b.Leader[r : r+1], Hw: b.Hw[r : r+1],
 		Isr: b.Isr[r : r+1], FollowerLeo: b.FollowerLeo[r : r+1], FetchState: b.FetchState[r : r+1],
-		ControllerQueue: b.ControllerQueue[r : r+1], Inflight: b.Inflight[r : r+1]}
+		ControllerQueue: b.ControllerQueue[r : r+1], Inflight: b.Inflight[r : r+1],
+		ProduceEpoch: b.ProduceEpoch[r : r+1], PartitionEpoch: b.PartitionEpoch[r : r+1],
+		PendingIsr: b.PendingIsr[r : r+1], AlterPartition: b.AlterPartition[r : r+1]}
 	return !x.Equal(y)
 }
 
@@ -121,6 +141,7 @@ const Notation = `Each step is one line, then one line per replica:
 The step line: the step's number (0 is Init), the action with its
 parameters, then the controller and the producers' view:
   ctrl r2 e2 isr{r1,r2}  the controller's leader, leader epoch and ISR
+                         (DivergingEpoch: and its partition epoch, pe3)
   next=2                 the id the next produced record gets
   crashes=0              crashes so far (bounded by MaxCrashes)
   acked{0:1}             records acknowledged to producers, as offset:id
@@ -136,13 +157,29 @@ A replica line:
   isr{r1,r2}             (a leader) its ISR
   views[-1 1]            (a leader) each replica's LEO as it last heard it,
                          in Replicas order; -1: not heard yet
+  since e0               (a leader re-elected without a break) the epoch its
+                         leadership began: acks=all records from then on are
+                         still acknowledged (DelayedProduce checks no epoch)
+  pe2 pending{r1,r2}     (a leader, DivergingEpoch) its partition epoch and
+                         the ISR it proposed, pending the controller's answer
   of r1 Fetching         (a follower) its leader and fetch state: Truncating
-                         (asking OffsetsForLeaderEpoch), Fetching or None
+                         (asking OffsetsForLeaderEpoch; under DivergingEpoch:
+                         fetching, not yet answered without divergence),
+                         Fetching or None
   slot Fetch(...)        the one request or response in flight between it and
                          its leader: src->dst, offset, recs=[{id epoch}],
                          hw, leo, an error code (NONE, FENCED_LEADER_EPOCH,
-                         ...), and ce=, the current leader epoch the request
-                         carries (KIP-320 fencing) or its response echoes
+                         ...), lfe=, the lastFetchedEpoch a Fetch carries
+                         (DivergingEpoch; -1 otherwise), divergingEpoch=(e,o)
+                         the leader's answer when the logs may differ, and
+                         ce=, the current leader epoch the request carries
+                         (KIP-320 fencing) or its response echoes. FetchRead
+                         is the leader's read of a Fetch, records and HW
+                         taken, not yet counted (UpdateFollowerFetchState
+                         counts it and sends the FetchResponse)
+  alter AlterPartition(...)
+                         (a leader, DivergingEpoch) its AlterPartition request
+                         or the controller's answer in flight
   queue 1 (head e2 leader r2)
                          LeaderAndIsr requests from the controller not yet
                          handled: how many, and the first's epoch and leader

@@ -98,7 +98,7 @@ func TestNotationIsDocumented(t *testing.T) {
 	if code != 0 || !strings.Contains(out, trace.Notation) {
 		t.Fatalf("help notation: exit %d\n%s", code, out)
 	}
-	for _, term := range []string{"views[", "slot", "ce=", "queue 1 (head e2 leader r2)", "*", "ckpt", "next="} {
+	for _, term := range []string{"views[", "slot", "ce=", "queue 1 (head e2 leader r2)", "*", "ckpt", "next=", "lfe=", "divergingEpoch=", "FetchRead", "pending{", "alter ", "since e0", "pe3"} {
 		if !strings.Contains(trace.Notation, term) {
 			t.Errorf("the legend does not explain %q", term)
 		}
