@@ -268,8 +268,8 @@ func TestConfigurationTableIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	b.WriteString("| configuration | policy | replicas | acks | min ISR | fencing | unclean | unflushed | records, epochs, crashes | must | TLC recorded |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| configuration | policy | release | replicas | acks | min ISR | fencing | unclean | unflushed | records, epochs, crashes | must | TLC recorded |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	yes := func(v bool) string {
 		if v {
 			return "yes"
@@ -296,9 +296,13 @@ func TestConfigurationTableIsCurrent(t *testing.T) {
 				rec = fmt.Sprintf("violated %s: trace of %d states", r.Property, r.TraceLength)
 			}
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %s | %s | %s | %d, %d, %d | %s | %s |\n", e.Name, c.Truncation, reps, c.Acks,
+		bounds := fmt.Sprintf("%d, %d, %d", c.MaxRecords, c.MaxEpoch, c.MaxCrashes)
+		if c.Rel().AsyncIsr {
+			bounds += fmt.Sprintf("; ISR proposals below partition epoch %d", c.MaxPartitionEpoch)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", e.Name, c.Truncation, e.Release, reps, c.Acks,
 			c.MinInsyncReplicas, yes(c.Fencing), yes(c.UncleanLeaderElectionEnable), yes(c.UnflushedLoss),
-			c.MaxRecords, c.MaxEpoch, c.MaxCrashes, verify.Expectation(e), rec)
+			bounds, verify.Expectation(e), rec)
 	}
 	generated(t, "configurations", b.String(), "spec/manifest.json, spec/*.cfg and traces/tlc/runs.json")
 }
@@ -569,4 +573,48 @@ func specManifest(t *testing.T) (string, *tlccfg.Manifest) {
 		t.Fatal(err)
 	}
 	return spec, man
+}
+
+// TestHoldsBoundsAreCurrent: section 6's statement of the bounds every
+// "holds" is checked at, per number of replicas, computed from the .cfg
+// files of the configurations that must hold (counterexamples and
+// witnesses need only reach a violation, so their larger bounds say
+// nothing about what holds).
+func TestHoldsBoundsAreCurrent(t *testing.T) {
+	_, man := specManifest(t)
+	type agg struct {
+		records, epoch, crashes int
+		names                   []string
+	}
+	per := map[int]*agg{}
+	var ns []int
+	for _, e := range man.Configs {
+		if e.Expect != "holds" {
+			continue
+		}
+		chk, err := tlccfg.LoadCheck(man.CfgPath(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := chk.Config
+		a := per[c.N()]
+		if a == nil {
+			a = &agg{}
+			per[c.N()] = a
+			ns = append(ns, c.N())
+		}
+		a.records, a.epoch, a.crashes = max(a.records, c.MaxRecords), max(a.epoch, c.MaxEpoch), max(a.crashes, c.MaxCrashes)
+		a.names = append(a.names, "`"+e.Name+"`")
+	}
+	if len(ns) == 0 {
+		t.Fatal("the manifest has no configuration that must hold")
+	}
+	slices.Sort(ns)
+	var b strings.Builder
+	for _, n := range ns {
+		a := per[n]
+		fmt.Fprintf(&b, "- %d replicas: at most %d record(s), leader epochs 0 to %d, %d crash(es) (%s).\n",
+			n, a.records, a.epoch, a.crashes, strings.Join(a.names, ", "))
+	}
+	generated(t, "holds-bounds", b.String(), "the .cfg files of the manifest's holds configurations")
 }
