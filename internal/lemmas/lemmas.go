@@ -50,6 +50,8 @@ var All = []Lemma{
 		State: viewsBacked},
 	{Name: "L4d", Doc: "a fetch in flight, or a leader's read of one, never asks from beyond its live sender's log end: a follower does not truncate below a fetch it has outstanding (an orphan, whose sender crashed since, may: the KIP-903 case, which 3.9 refuses)",
 		State: fetchWithinLog},
+	{Name: "L4e", Doc: "a read the leader will count is backed: a leader's read for a live follower of its own epoch, made in that epoch, is from an offset below which the follower holds the leader's records; under DivergingEpoch a fetch whose lastFetchedEpoch does not check out is answered with divergingEpoch and never read, so never counted (Partition.fetchRecords, 3.9.0)",
+		State: countedReadBacked},
 }
 
 // Find returns the named lemma.
@@ -294,6 +296,31 @@ func fetchWithinLog(cfg *model.Config, s *model.State) (premise, ok bool) {
 		}
 		premise = true
 		if m.Offset > s.LEO(f) {
+			return true, false
+		}
+	}
+	return premise, true
+}
+
+// L4e. The read (FetchRead) is what UpdateFollowerFetchState turns into a
+// view: under DivergingEpoch, where a follower fetches from its LEO before
+// any truncation, this replaces L4d's argument. It holds there because a
+// read happens only when the leader's cache has the follower's
+// lastFetchedEpoch ending at or past the fetch offset: the records just
+// below the offset then carry the same epoch on both, so they are the same
+// (L0) and so is everything below them (L2c).
+func countedReadBacked(cfg *model.Config, s *model.State) (premise, ok bool) {
+	for f := range cfg.Replicas {
+		m := s.Inflight[f]
+		if m.Type != model.MsgFetchRead || m.Orphan || !s.Up(f) {
+			continue
+		}
+		l := cfg.Index(m.Src)
+		if l < 0 || s.Role[l] != model.Leader || s.LeaderEpoch[l] != m.CurrentEpoch || s.LeaderEpoch[f] != s.LeaderEpoch[l] {
+			continue
+		}
+		premise = true
+		if !sharePrefix(s.Log[f], s.Log[l], m.Offset) {
 			return true, false
 		}
 	}

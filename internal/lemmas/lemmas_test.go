@@ -245,3 +245,59 @@ func TestLemmasAlongScenarios(t *testing.T) {
 		}
 	}
 }
+
+// L4e bites where it matters: take the first state (breadth first, at
+// de-fenced-2's bounds) in which a leader answers a fetch with
+// divergingEpoch, and seed the bug the check prevents — the leader reads for
+// that fetch anyway, as if it had not compared lastFetchedEpoch with its
+// cache. The read it would then count is not backed, and L4e says so; on
+// the real answer (no read) L4e has nothing to object to.
+func TestL4eBitesOnADivergingFetchReadAnyway(t *testing.T) {
+	spec, err := tlccfg.FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk, err := tlccfg.LoadCheck(filepath.Join(spec, "de-fenced-2.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &chk.Config
+	seen := map[string]bool{}
+	queue := []model.State{model.Init(cfg)}
+	for len(queue) > 0 && len(seen) < 200000 {
+		s := queue[0]
+		queue = queue[1:]
+		var found bool
+		err := model.Next(cfg, s, func(a model.Action, u model.State) bool {
+			f := cfg.Index(a.F)
+			if a.Kind == model.HandleFetch && u.Inflight[f].Diverging && s.Inflight[f].Offset <= s.LEO(cfg.Index(a.L)) {
+				l, m := cfg.Index(a.L), s.Inflight[f]
+				if p, ok := countedReadBacked(cfg, &u); p && !ok {
+					t.Errorf("L4e objects to the real divergingEpoch answer of step %v", a)
+				}
+				mutant := u
+				mutant.Inflight = slices.Clone(u.Inflight)
+				mutant.Inflight[f] = model.FetchRead(a.L, a.F, m.Offset, s.Log[l][m.Offset:], s.Hw[l], s.LEO(l), m.CurrentEpoch, false)
+				premise, ok := countedReadBacked(cfg, &mutant)
+				if !premise || ok {
+					t.Errorf("L4e (premise %v, holds %v) misses a read of a diverging fetch at %v:\n%s", premise, ok, a,
+						render(cfg, trace.Trace{Steps: []trace.Step{{State: s}, {Action: a, State: mutant}}}))
+				}
+				found = true
+				return false
+			}
+			if k := string(model.Encode(u)); !seen[k] {
+				seen[k] = true
+				queue = append(queue, u)
+			}
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found {
+			return
+		}
+	}
+	t.Fatal("no divergingEpoch answer reached at de-fenced-2's bounds within 200000 states")
+}
