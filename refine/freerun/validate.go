@@ -148,6 +148,10 @@ type validator struct {
 	ids    map[int64]int        // implementation record id -> spec id
 	reqs   map[uint64]model.Msg // fetcher request message id -> its content
 	sender map[uint64]int32     // message id -> the broker whose event sent it
+	sentAt map[uint64]int       // message id -> the index of the event that sent it
+	// handlings lists, per message id, the indices of the events that
+	// handled it: a fetch's HandleFetch and UpdateFollowerFetchState.
+	handlings map[uint64][]int
 	gapAt  map[int]bool         // indices where the run-wide Seq skips a number
 	nodes  int
 	budget int
@@ -170,6 +174,7 @@ type node struct {
 	splits      int
 	staleEffect int
 	split       []int      // proposals whose controller's half was taken alone
+	staleReads  []uint64   // requests whose HandleFetch was taken as stale
 	gapsUsed    []int      // Seq gaps (by index) spent on unobserved commits
 	skip        []int      // later events already taken (crashes moved earlier)
 	deferred    []deferral // events put off until after a later one
@@ -224,13 +229,21 @@ func Validate(rec Recording) Report {
 		return rep
 	}
 	rep.Gaps[GapRecordIDs] = renamed
-	v.props = proposals(v.cfg, evs)
+	if !v.cfg.Rel().AsyncIsr {
+		// Under DivergingEpoch the spec has the proposal, the decision and
+		// the apply as steps of their own: nothing to bridge.
+		v.props = proposals(v.cfg, evs)
+		v.gapAt = seqGaps(rec.Events, evs)
+	}
 	v.reqs = requests(v.cfg, evs)
-	v.gapAt = seqGaps(rec.Events, evs)
-	v.sender = map[uint64]int32{}
-	for _, e := range evs {
+	v.sender, v.sentAt, v.handlings = map[uint64]int32{}, map[uint64]int{}, map[uint64][]int{}
+	for i, e := range evs {
 		for _, id := range e.Sent {
 			v.sender[id] = e.Broker
+			v.sentAt[id] = i
+		}
+		if e.Received != 0 {
+			v.handlings[e.Received] = append(v.handlings[e.Received], i)
 		}
 	}
 	end, ok := v.search(node{s: model.Init(v.cfg), committed: make([]bool, len(v.props))})
@@ -412,34 +425,6 @@ func (v *validator) search(n node) (node, bool) {
 	return n, true
 }
 
-// staleEffect is the leader's half of the spec's HandleFetch for a stale
-// request (GapStaleEffect): HandleFetch applied to the request as the
-// follower sent it, then the follower's inflight put back. It reports
-// whether the leader's variables changed (if not, the handling is a plain
-// stutter).
-func (v *validator) staleEffect(s model.State, e cluster.Event, a model.Action) (model.State, bool) {
-	if a.Kind != model.HandleFetch {
-		return s, false
-	}
-	req, ok := v.reqs[e.Received]
-	if !ok {
-		return s, false
-	}
-	f, l := v.cfg.Index(a.F), v.cfg.Index(a.L)
-	tmp := s
-	tmp.Inflight = slices.Clone(s.Inflight)
-	tmp.Inflight[f] = req
-	t, err := model.Apply(v.cfg, tmp, a)
-	if err != nil {
-		return s, false
-	}
-	t.Inflight = s.Inflight
-	if diffLocal(refine.LocalOf(&s, l), refine.LocalOf(&t, l)) == "" {
-		return s, false
-	}
-	return t, true
-}
-
 // leaderHalf is the leader's half of proposal p's ISR change (see
 // GapIsrSplit): its isr becomes the proposed one and its HW moves over it,
 // as the spec's AdvanceHW does (records of its epoch acknowledged).
@@ -554,8 +539,10 @@ func (v *validator) controllerCommit(s model.State, p *proposal) (model.State, b
 
 // deferLate tries putting off event n.i, a follower's timeout or crash,
 // until after the leader's late handling of the request the follower had
-// in flight (GapLateRequest). The follower's own events in between move
-// with it, in order, if they are only new requests (handled after the late
+// in flight (GapLateRequest): its HandleFetch and, when it read records,
+// its UpdateFollowerFetchState (the spec's LoseMessage is not enabled on
+// the read between them). The follower's own events in between move with
+// it, in order, if they are only new requests (handled after the late
 // one, or never) and checkpoint writes: the follower neither heard of the
 // late handling nor depends on anything in between. A crash does not move
 // past an election, which may rest on the broker's being down.
@@ -569,8 +556,13 @@ func (v *validator) deferLate(n node) (node, bool) {
 	if sent == 0 {
 		return n, false
 	}
+	hs := v.handledAfter(sent, n.i)
+	if len(hs) == 0 {
+		return n, false
+	}
+	target := hs[len(hs)-1]
 	moving := []int{n.i}
-	for h := n.i + 1; h < len(v.evs); h++ {
+	for h := n.i + 1; h < target; h++ {
 		x := v.evs[h]
 		if x.Action == cluster.ActElect && e.Action == cluster.ActCrash {
 			return n, false // the election may rest on the crash (the broker's liveness)
@@ -580,23 +572,29 @@ func (v *validator) deferLate(n node) (node, bool) {
 				return n, false
 			}
 			moving = append(moving, h)
-			continue
 		}
-		if x.Received != sent {
-			continue
-		}
-		m := n
-		m.skip = append(slices.Clone(n.skip), moving...)
-		m.deferred = slices.Clone(n.deferred)
-		for _, ev := range moving {
-			m.deferred = append(m.deferred, deferral{ev: ev, after: h})
-		}
-		m.late++
-		m = m.note("event %d: deferred past the late handling at %d (with %v)", n.i, h, moving)
-		m.i++
-		return v.search(m)
 	}
-	return n, false
+	m := n
+	m.skip = append(slices.Clone(n.skip), moving...)
+	m.deferred = slices.Clone(n.deferred)
+	for _, ev := range moving {
+		m.deferred = append(m.deferred, deferral{ev: ev, after: target})
+	}
+	m.late++
+	m = m.note("event %d: deferred past the late handling at %v (with %v)", n.i, hs, moving)
+	m.i++
+	return v.search(m)
+}
+
+// handledAfter lists the events after index i that handled message id.
+func (v *validator) handledAfter(id uint64, i int) []int {
+	var out []int
+	for _, h := range v.handlings[id] {
+		if h > i {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // deferElect tries putting off event n.i, an election, until after a
@@ -639,12 +637,13 @@ func (v *validator) deferElect(n node) (node, bool) {
 }
 
 // pullLate is deferLate's mirror: when event n.i is a follower's timeout
-// or crash and the leader handles the request it gave up on only later, at
-// h, take the handling first, here, if the leader has no event between n.i
-// and h (the handling reads only the leader's own state and the request),
-// then the follower's event (which in the spec then loses the response).
-// It is the one that applies when the follower itself went on to other
-// things before the late handling (GapLateRequest).
+// or crash and the leader handles the request it gave up on only later
+// (its HandleFetch and UpdateFollowerFetchState), take the handling first,
+// here, if the leader has no other event from n.i until then (the handling
+// reads only the leader's own state and the request), then the follower's
+// event (which in the spec then loses the response). It is the one that
+// applies when the follower itself went on to other things before the
+// late handling (GapLateRequest).
 func (v *validator) pullLate(n node) (node, bool) {
 	e := v.evs[n.i]
 	if e.Action != model.LoseMessage.String() && e.Action != cluster.ActCrash {
@@ -654,33 +653,34 @@ func (v *validator) pullLate(n node) (node, bool) {
 	if sent == 0 {
 		return n, false
 	}
-	for h := n.i + 1; h < len(v.evs); h++ {
-		x := v.evs[h]
-		if x.Received != sent {
-			continue
+	hs := v.handledAfter(sent, n.i)
+	if len(hs) == 0 {
+		return n, false
+	}
+	leader := v.evs[hs[0]].Broker
+	for j := n.i; j < hs[len(hs)-1]; j++ {
+		if v.evs[j].Broker == leader && !slices.Contains(hs, j) {
+			return n, false // the leader did something in between
 		}
-		for j := n.i; j < h; j++ {
-			if v.evs[j].Broker == x.Broker {
-				return n, false // the leader did something in between
-			}
-		}
+	}
+	taken := n
+	for _, h := range hs {
 		if slices.Contains(n.skip, h) {
 			return n, false
 		}
-		m := n
-		m.i = h
-		taken, f := v.step(m)
+		taken.i = h
+		next, f := v.step(taken)
 		if f != nil {
 			v.record(f)
 			return n, false
 		}
-		taken.i = n.i
-		taken.skip = append(slices.Clone(n.skip), h)
-		taken.late++
-		taken = taken.note("event %d: the late handling at %d taken first", n.i, h)
-		return v.search(taken)
+		taken = next
 	}
-	return n, false
+	taken.i = n.i
+	taken.skip = append(slices.Clone(n.skip), hs...)
+	taken.late++
+	taken = taken.note("event %d: the late handling at %v taken first", n.i, hs)
+	return v.search(taken)
 }
 
 // lastRequest is the message id of follower f's last request sent before
@@ -880,7 +880,10 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 	stale = stale || asStale
 	switch {
 	case stale:
-		if t, changed := v.staleEffect(n.s, e, a); changed {
+		if a.Kind == model.HandleFetch {
+			next.staleReads = append(slices.Clone(n.staleReads), e.Received)
+		}
+		if t, changed := v.staleEffect(n.s, n.i, e, a); changed {
 			next.s = t
 			next.staleEffect++
 			next = next.note("event %d: stale, with its effect on the leader", n.i)
@@ -916,9 +919,20 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 		}
 		return next, nil
 	}
+	if a.Kind == model.HandleAlterPartition {
+		// The controller's: no broker's state changed (the leader's post-
+		// state at its HandleAlterPartitionResponse shows the decision).
+		return next, nil
+	}
 	got, err := postLocal(v.cfg, e.Post)
 	if err != nil {
 		return n, fail("unmappable post-state: "+err.Error(), "")
+	}
+	if !v.cfg.Rel().AsyncIsr {
+		// The synchronous releases' ISR change is one spec step; the
+		// implementation's proposal in flight is the proposals' business
+		// (see proposal), not a spec variable.
+		got.PendingIsr = nil
 	}
 	if err := v.translate(&got); err != nil {
 		return n, fail(err.Error(), "")
