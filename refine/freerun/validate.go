@@ -152,10 +152,10 @@ type validator struct {
 	// handlings lists, per message id, the indices of the events that
 	// handled it: a fetch's HandleFetch and UpdateFollowerFetchState.
 	handlings map[uint64][]int
-	gapAt  map[int]bool         // indices where the run-wide Seq skips a number
-	nodes  int
-	budget int
-	best   *Failure
+	gapAt     map[int]bool // indices where the run-wide Seq skips a number
+	nodes     int
+	budget    int
+	best      *Failure
 }
 
 // node is the search's state before event i: the model's state, which
