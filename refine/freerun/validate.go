@@ -92,6 +92,15 @@ const (
 	// them; the follower's inflight untouched), which the event's post-state
 	// must then match exactly; counted.
 	GapStaleEffect = "stale request served, its effect on the leader taken"
+	// GapLostUnobserved: a follower's request (or the response to it) was
+	// lost while nobody waited for it, so no timeout reported it: the
+	// follower had become leader, or crashed (the spec's orphan). Or, under
+	// DivergingEpoch, an AlterPartition or its answer was lost after a
+	// LeaderAndIsr had dropped the proposal, so nobody resent it. The
+	// validator takes the spec's loss (LoseMessage; the controller's refusal
+	// and the leader's ignoring it) where the sender's next message needs
+	// the slot (see loseUnobserved); counted.
+	GapLostUnobserved = "message lost while nobody waited for it"
 	// GapOtherPartitions: the spec has one partition; events about other
 	// partitions (none in the default runs) are skipped and counted.
 	GapOtherPartitions = "events about other partitions"
@@ -173,6 +182,8 @@ type node struct {
 	elects      int
 	splits      int
 	staleEffect int
+	lost        int
+	gapsLost    []int // events before which a lost message was taken
 	split       []int      // proposals whose controller's half was taken alone
 	staleReads  []uint64   // requests whose HandleFetch was taken as stale
 	gapsUsed    []int      // Seq gaps (by index) spent on unobserved commits
@@ -270,6 +281,7 @@ func Validate(rec Recording) Report {
 	rep.Gaps[GapIsrBeforeElect] = end.elects
 	rep.Gaps[GapIsrSplit] = end.splits
 	rep.Gaps[GapStaleEffect] = end.staleEffect
+	rep.Gaps[GapLostUnobserved] = end.lost
 	for k, n := range rep.Gaps {
 		if n == 0 {
 			delete(rep.Gaps, k)
@@ -367,6 +379,11 @@ func (v *validator) search(n node) (node, bool) {
 			}
 			if end, ok := v.deferPastCrash(n); ok {
 				return end, true
+			}
+			if !slices.Contains(n.gapsLost, n.i) {
+				if end, ok := v.loseUnobserved(n); ok {
+					return end, true
+				}
 			}
 		}
 		if end, ok := v.deferLate(n); ok {
