@@ -183,7 +183,7 @@ type node struct {
 	splits      int
 	staleEffect int
 	lost        int
-	gapsLost    []int // events before which a lost message was taken
+	gapsLost    []int      // events before which a lost message was taken
 	split       []int      // proposals whose controller's half was taken alone
 	staleReads  []uint64   // requests whose HandleFetch was taken as stale
 	gapsUsed    []int      // Seq gaps (by index) spent on unobserved commits
