@@ -15,11 +15,11 @@ import (
 // spec's orphan), or it is still in the network, and its handling, later,
 // is stale (see staleRequest). Either way no event reported the loss.
 //
-// Likewise, under DivergingEpoch, a leader's new AlterPartition proposal
-// while the model's alterPartition[l] still holds an earlier one (or its
-// answer): the earlier request or answer was lost after a LeaderAndIsr had
-// dropped the proposal, so that nobody resent it (AlterPartitionManager
-// resends only what is pending). The spec's channel loses nothing; the
+// Likewise (GapAlterPartitionLost), under DivergingEpoch, a leader's new
+// AlterPartition proposal while the model's alterPartition[l] still holds
+// an earlier one (or its answer): the earlier request or answer was lost
+// after a LeaderAndIsr had dropped the proposal, so that nobody resent it
+// (AlterPartitionManager resends only what is pending). The spec's channel loses nothing; the
 // validator takes the controller's decision and the leader's handling of it
 // in its place, only where both change nothing but the message itself: a
 // refused proposal, an answer the leader ignores.
@@ -31,6 +31,7 @@ func (v *validator) loseUnobserved(n node) (node, bool) {
 	}
 	i := v.cfg.Index(r)
 	t := n.s
+	m := n
 	switch e.Action {
 	case model.SendFetch.String(), model.SendOffsetsForLeaderEpoch.String():
 		if n.s.Inflight[i].Type == model.MsgNone {
@@ -39,6 +40,7 @@ func (v *validator) loseUnobserved(n node) (node, bool) {
 		if t, err = model.Apply(v.cfg, n.s, model.Action{Kind: model.LoseMessage, F: r}); err != nil {
 			return n, false
 		}
+		m.lost++
 	case model.ShrinkIsr.String(), model.ExpandIsr.String():
 		if !v.cfg.Rel().AsyncIsr || n.s.AlterPartition[i].Type == model.MsgNone {
 			return n, false
@@ -55,13 +57,11 @@ func (v *validator) loseUnobserved(n node) (node, bool) {
 			return n, false
 		}
 		t = a
-	default:
+		m.apLost++
 		return n, false
 	}
-	m := n
 	m.s = t
 	m.steps++
-	m.lost++
 	m.gapsLost = append(slices.Clone(n.gapsLost), n.i)
 	m = m.note("event %d: %s's earlier message lost unobserved", n.i, r)
 	return v.search(m)

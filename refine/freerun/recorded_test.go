@@ -376,7 +376,8 @@ func expectation(rep Report) string {
 	names := map[string]string{GapRecordIDs: "GapRecordIDs", GapIsrCommitEarly: "GapIsrCommitEarly",
 		GapIsrNoApply: "GapIsrNoApply", GapLateRequest: "GapLateRequest", GapStaleRequest: "GapStaleRequest",
 		GapMaximalIsr: "GapMaximalIsr", GapCrashEarly: "GapCrashEarly", GapIsrBeforeElect: "GapIsrBeforeElect",
-		GapIsrSplit: "GapIsrSplit", GapStaleEffect: "GapStaleEffect", GapOtherPartitions: "GapOtherPartitions"}
+		GapIsrSplit: "GapIsrSplit", GapStaleEffect: "GapStaleEffect", GapOtherPartitions: "GapOtherPartitions",
+		GapLostUnobserved: "GapLostUnobserved", GapAlterPartitionLost: "GapAlterPartitionLost"}
 	var gaps []string
 	for k, n := range rep.Gaps {
 		gaps = append(gaps, fmt.Sprintf("%s: %d", names[k], n))

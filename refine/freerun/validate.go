@@ -94,13 +94,18 @@ const (
 	GapStaleEffect = "stale request served, its effect on the leader taken"
 	// GapLostUnobserved: a follower's request (or the response to it) was
 	// lost while nobody waited for it, so no timeout reported it: the
-	// follower had become leader, or crashed (the spec's orphan). Or, under
-	// DivergingEpoch, an AlterPartition or its answer was lost after a
-	// LeaderAndIsr had dropped the proposal, so nobody resent it. The
-	// validator takes the spec's loss (LoseMessage; the controller's refusal
-	// and the leader's ignoring it) where the sender's next message needs
-	// the slot (see loseUnobserved); counted.
-	GapLostUnobserved = "message lost while nobody waited for it"
+	// follower had become leader, or crashed (the spec's orphan, which
+	// holds the follower's one slot, while the implementation's restarted
+	// broker fetches at once). The validator takes the spec's LoseMessage
+	// where the follower's next request needs the slot (see
+	// loseUnobserved); counted.
+	GapLostUnobserved = "fetcher message lost while nobody waited for it"
+	// GapAlterPartitionLost: under DivergingEpoch, an AlterPartition or its
+	// answer was lost after a LeaderAndIsr had dropped the proposal, so
+	// nobody resent it; the spec's channel loses nothing. The validator
+	// takes the controller's refusal and the leader's ignoring it where the
+	// leader's next proposal needs the slot (see loseUnobserved); counted.
+	GapAlterPartitionLost = "AlterPartition lost after its proposal was dropped"
 	// GapOtherPartitions: the spec has one partition; events about other
 	// partitions (none in the default runs) are skipped and counted.
 	GapOtherPartitions = "events about other partitions"
@@ -183,6 +188,7 @@ type node struct {
 	splits      int
 	staleEffect int
 	lost        int
+	apLost      int
 	gapsLost    []int      // events before which a lost message was taken
 	split       []int      // proposals whose controller's half was taken alone
 	staleReads  []uint64   // requests whose HandleFetch was taken as stale
@@ -282,6 +288,7 @@ func Validate(rec Recording) Report {
 	rep.Gaps[GapIsrSplit] = end.splits
 	rep.Gaps[GapStaleEffect] = end.staleEffect
 	rep.Gaps[GapLostUnobserved] = end.lost
+	rep.Gaps[GapAlterPartitionLost] = end.apLost
 	for k, n := range rep.Gaps {
 		if n == 0 {
 			delete(rep.Gaps, k)
