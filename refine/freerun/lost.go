@@ -51,6 +51,7 @@ func (v *validator) loseUnobserved(n node) (node, bool) {
 				return n, false // a commit: the controller's state would change
 			}
 			t = d
+			m.steps++
 		}
 		a, err := model.Apply(v.cfg, t, model.Action{Kind: model.HandleAlterPartitionResponse, L: r})
 		if err != nil || diffLocal(refine.LocalOf(&t, i), refine.LocalOf(&a, i)) != "" {
@@ -58,6 +59,7 @@ func (v *validator) loseUnobserved(n node) (node, bool) {
 		}
 		t = a
 		m.apLost++
+	default:
 		return n, false
 	}
 	m.s = t

@@ -51,12 +51,14 @@ type recordedRun struct {
 }
 
 var recorded = []recordedRun{
-	{file: "leader-epoch-fencing.json.gz", config: 0, opts: rough, want: []string{GapIsrNoApply, GapCrashEarly, GapMaximalIsr},
+	{file: "leader-epoch-fencing.json.gz", config: 0, opts: rough, want: []string{GapIsrNoApply, GapCrashEarly, GapMaximalIsr, GapLostUnobserved},
 		events: 268, steps: 269, backtracks: 10, gaps: map[string]int{GapIsrNoApply: 1, GapMaximalIsr: 1, GapRecordIDs: 17}},
 	{file: "leader-epoch-fencing-isr-order.json.gz", config: 0, opts: rough, want: []string{GapIsrBeforeElect, GapIsrCommitEarly, GapLateRequest, GapIsrSplit},
 		events: 163, steps: 163, backtracks: 4, gaps: map[string]int{GapIsrCommitEarly: 1, GapRecordIDs: 3}},
 	{file: "high-watermark.json.gz", config: 1, opts: brief, want: []string{GapStaleRequest, GapStaleEffect, GapMaximalIsr},
 		events: 554, steps: 553, backtracks: 0, gaps: map[string]int{GapMaximalIsr: 4, GapRecordIDs: 116, GapStaleRequest: 1}},
+	{file: "diverging-epoch.json.gz", config: 3, opts: rough, want: []string{GapStaleRequest, GapStaleEffect, GapAlterPartitionLost},
+		events: 0, steps: 0, backtracks: 0, gaps: map[string]int{}},
 	{file: "stale-leader-and-isr.json.gz", mutant: broker.MutantStaleLeaderAndIsr, config: 0,
 		events: 392, failAt: 134, reason: "the event's post-state differs from the model's"},
 }

@@ -21,9 +21,11 @@ const (
 	// (two producers). The validator renames the implementation's ids to
 	// the spec's, in append order; counted: the records whose id differs.
 	GapRecordIDs = "record ids renamed to append order"
-	// GapIsrCommitEarly: the spec's ShrinkIsr / ExpandIsr is one step; the
-	// implementation's AlterPartition is a proposal, the controller's
-	// commit, and the leader's apply of the answer. The validator takes the
+	// GapIsrCommitEarly: under the ZooKeeper releases (all but
+	// DivergingEpoch, whose spec has the three steps) the spec's ShrinkIsr
+	// / ExpandIsr is one step, the conditional write; the implementation's
+	// free-mode AlterPartition is a proposal, the controller's commit, and
+	// the leader's apply of the answer. The validator takes the
 	// spec step at the commit when the events need it there (an election
 	// came between commit and apply, or the leader's HW already counted a
 	// pending expansion, Kafka's "maximal ISR"), and then checks the
@@ -40,7 +42,8 @@ const (
 	GapIsrNoApply = "ISR change committed, never applied by the leader"
 	// GapLateRequest: a leader handled a request after its sender timed
 	// out on it or crashed (it waited in the network or in the leader's
-	// fetch purgatory). The timeout or crash and the handling are
+	// fetch purgatory), where the spec has no orphan to serve (a timeout;
+	// a crash under 3.9). The timeout or crash and the handling are
 	// independent (neither reads what the other writes; the handling does
 	// not know of the crash), so the behaviour is the spec's where the
 	// handling came first and the response was the message lost
@@ -57,10 +60,10 @@ const (
 	// unmappable and fails the run. Likewise a follower's timeout of a
 	// request the spec already dropped (its destination crashed).
 	GapStaleRequest = "stale request handled, or timed out, without effect (a stutter)"
-	// GapMaximalIsr: while an expansion is pending, Kafka (and the
-	// implementation) computes the leader's HW over the ISR plus the
-	// replica being added; the spec, whose ExpandIsr is atomic, over the
-	// ISR alone. The validator takes the step with the maximal ISR (see
+	// GapMaximalIsr: while an expansion is pending, the implementation
+	// (as Kafka 3.9) computes the leader's HW over the ISR plus the replica
+	// being added; the spec of the ZooKeeper releases, whose ExpandIsr is
+	// atomic, over the ISR alone. The validator takes the step with the maximal ISR (see
 	// maximalISR); counted: steps where that changed the HW.
 	GapMaximalIsr = "HW over the maximal ISR while an expansion is pending"
 	// GapCrashEarly: the implementation's crash cuts its peers' connections
@@ -88,9 +91,10 @@ const (
 	// leader's view of the follower (and maybe its HW) back or forth to the
 	// stale request's offset. The spec keeps one request per follower and
 	// cannot hold the stale one; the validator takes the leader's half of
-	// the spec's HandleFetch for it (view and HW as HandleFetch would set
-	// them; the follower's inflight untouched), which the event's post-state
-	// must then match exactly; counted.
+	// the spec's UpdateFollowerFetchState for it (view and HW as it would
+	// set them; the follower's inflight untouched), which the event's
+	// post-state must then match exactly; counted. (The read, HandleFetch,
+	// changes nothing on the leader: a stale one is a stutter.)
 	GapStaleEffect = "stale request served, its effect on the leader taken"
 	// GapLostUnobserved: a follower's request (or the response to it) was
 	// lost while nobody waited for it, so no timeout reported it: the
@@ -1039,9 +1043,16 @@ func (v *validator) translate(l *refine.Local) error {
 // per replica, with what is in flight.
 func (v *validator) modelView(s model.State) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the model before it: ctrl %s e%d isr%v\n", s.CtrlLeader, s.CtrlEpoch, s.CtrlIsr)
+	fmt.Fprintf(&b, "the model before it: ctrl %s e%d isr%v partition epoch %d\n", s.CtrlLeader, s.CtrlEpoch, s.CtrlIsr, s.CtrlPartitionEpoch)
 	for r, name := range v.cfg.Replicas {
-		fmt.Fprintf(&b, "  %-4s %s\n", name, trace.ReplicaLine(v.cfg, &s, r))
+		fmt.Fprintf(&b, "  %-4s %s", name, trace.ReplicaLine(v.cfg, &s, r))
+		if s.Role[r] == model.Leader && v.cfg.Rel().AsyncIsr {
+			fmt.Fprintf(&b, " | partition epoch %d pending{%v}", s.PartitionEpoch[r], s.PendingIsr[r])
+		}
+		if m := s.AlterPartition[r]; m.Type != model.MsgNone {
+			fmt.Fprintf(&b, " | alterPartition %s", m)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
