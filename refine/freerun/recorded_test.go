@@ -16,6 +16,7 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/cluster"
+	"github.com/hwepoch/hwepoch/model"
 )
 
 // Free runs do not reproduce (goroutine scheduling is part of them), so a
@@ -48,17 +49,21 @@ type recordedRun struct {
 	// (Gap*) a correct run is picked for exercising.
 	opts func(*Options)
 	want []string
+	// actions a correct run must hold an event of (the steps it is picked
+	// to cover).
+	actions []string
 }
 
 var recorded = []recordedRun{
 	{file: "leader-epoch-fencing.json.gz", config: 0, opts: rough, want: []string{GapIsrNoApply, GapCrashEarly, GapMaximalIsr, GapLostUnobserved},
 		events: 268, steps: 269, backtracks: 10, gaps: map[string]int{GapIsrNoApply: 1, GapMaximalIsr: 1, GapRecordIDs: 17}},
-	{file: "leader-epoch-fencing-isr-order.json.gz", config: 0, opts: rough, want: []string{GapIsrBeforeElect, GapIsrCommitEarly, GapLateRequest, GapIsrSplit},
+	{file: "leader-epoch-fencing-isr-order.json.gz", config: 0, want: []string{GapIsrBeforeElect, GapIsrCommitEarly, GapLateRequest, GapIsrSplit},
 		events: 163, steps: 163, backtracks: 4, gaps: map[string]int{GapIsrCommitEarly: 1, GapRecordIDs: 3}},
 	{file: "high-watermark.json.gz", config: 1, opts: brief, want: []string{GapStaleRequest, GapStaleEffect, GapMaximalIsr},
 		events: 554, steps: 553, backtracks: 0, gaps: map[string]int{GapMaximalIsr: 4, GapRecordIDs: 116, GapStaleRequest: 1}},
 	{file: "diverging-epoch.json.gz", config: 3, opts: rough, want: []string{GapStaleRequest, GapStaleEffect, GapAlterPartitionLost},
-		events: 0, steps: 0, backtracks: 0, gaps: map[string]int{}},
+		actions: []string{model.ShrinkIsr.String(), model.ExpandIsr.String(), cluster.ActHandleAlterPartition, model.HandleAlterPartitionResponse.String(), model.UpdateFollowerFetchState.String()},
+		events:  0, steps: 0, backtracks: 0, gaps: map[string]int{}},
 	{file: "stale-leader-and-isr.json.gz", mutant: broker.MutantStaleLeaderAndIsr, config: 0,
 		events: 392, failAt: 134, reason: "the event's post-state differs from the model's"},
 }
@@ -291,6 +296,11 @@ func TestRecordTestdata(t *testing.T) {
 				ok = errors.As(rep.Err, &f) && reapplied(rec, f)
 				return ok, ok
 			}
+			for _, a := range r.actions {
+				if !slices.ContainsFunc(rec.Events, func(e cluster.Event) bool { return e.Action == a }) {
+					return false, false
+				}
+			}
 			return rep.Err == nil && wanted(rep) > 0, rep.Err == nil && wanted(rep) == len(r.want)
 		}
 		// better reports whether a qualifying run is a better pick than the
@@ -379,7 +389,7 @@ func expectation(rep Report) string {
 		GapIsrNoApply: "GapIsrNoApply", GapLateRequest: "GapLateRequest", GapStaleRequest: "GapStaleRequest",
 		GapMaximalIsr: "GapMaximalIsr", GapCrashEarly: "GapCrashEarly", GapIsrBeforeElect: "GapIsrBeforeElect",
 		GapIsrSplit: "GapIsrSplit", GapStaleEffect: "GapStaleEffect", GapOtherPartitions: "GapOtherPartitions",
-		GapLostUnobserved: "GapLostUnobserved", GapAlterPartitionLost: "GapAlterPartitionLost"}
+		GapLostUnobserved: "GapLostUnobserved", GapAlterPartitionLost: "GapAlterPartitionLost", GapAlterPartitionRetry: "GapAlterPartitionRetry"}
 	var gaps []string
 	for k, n := range rep.Gaps {
 		gaps = append(gaps, fmt.Sprintf("%s: %d", names[k], n))

@@ -61,14 +61,24 @@ func latestEpoch(p broker.PartitionState) int {
 // the model's inflight[f] no longer holds l's read of that request (the
 // spec's crash of the follower dropped it, under 3.9).
 //
+// Under DivergingEpoch, a controller's decision or a leader's handling of
+// an answer when the model's alterPartition[l] holds no request, or no
+// answer, handles a retried AlterPartition's duplicate
+// (GapAlterPartitionRetry).
+//
 // A timeout (LoseMessage) of a request the spec no longer has in flight is
 // a stutter too: the spec's crash of the request's destination dropped it,
 // while the implementation's follower held the slot until its timeout
 // (its fetcher for a leader it no longer follows does not hear of the
 // crash).
 func (v *validator) staleRequest(n node, e cluster.Event, a model.Action) (bool, error) {
-	if a.Kind == model.LoseMessage {
+	switch a.Kind {
+	case model.LoseMessage:
 		return n.s.Inflight[v.cfg.Index(a.F)].Type == model.MsgNone, nil
+	case model.HandleAlterPartition:
+		return n.s.AlterPartition[v.cfg.Index(a.L)].Type != model.MsgAlterPartition, nil
+	case model.HandleAlterPartitionResponse:
+		return n.s.AlterPartition[v.cfg.Index(a.L)].Type != model.MsgAlterPartitionResponse, nil
 	}
 	if a.Kind != model.HandleFetch && a.Kind != model.HandleOffsetsForLeaderEpoch && a.Kind != model.UpdateFollowerFetchState {
 		return false, nil

@@ -110,6 +110,17 @@ const (
 	// takes the controller's refusal and the leader's ignoring it where the
 	// leader's next proposal needs the slot (see loseUnobserved); counted.
 	GapAlterPartitionLost = "AlterPartition lost after its proposal was dropped"
+	// GapAlterPartitionRetry: under DivergingEpoch, a leader resent an
+	// AlterPartition whose answer was late (AlterPartitionManager resends
+	// until answered), and the controller decided both, or both answers
+	// reached the leader; or the controller decided the request of a
+	// leader that had crashed since (the spec's crash drops it). The
+	// spec's channel holds one message and delivers it once. The duplicate
+	// or late decision (a retry of a change made is answered with the
+	// current state, anything else refused: neither changes the
+	// controller) and the duplicate answer (the proposal is no longer
+	// pending) are stutters, the leader's post-state checked; counted.
+	GapAlterPartitionRetry = "AlterPartition decided or answered again, or late, without effect"
 	// GapOtherPartitions: the spec has one partition; events about other
 	// partitions (none in the default runs) are skipped and counted.
 	GapOtherPartitions = "events about other partitions"
@@ -193,6 +204,7 @@ type node struct {
 	staleEffect int
 	lost        int
 	apLost      int
+	apRetry     int
 	gapsLost    []int      // events before which a lost message was taken
 	split       []int      // proposals whose controller's half was taken alone
 	staleReads  []uint64   // requests whose HandleFetch was taken as stale
@@ -293,6 +305,7 @@ func Validate(rec Recording) Report {
 	rep.Gaps[GapStaleEffect] = end.staleEffect
 	rep.Gaps[GapLostUnobserved] = end.lost
 	rep.Gaps[GapAlterPartitionLost] = end.apLost
+	rep.Gaps[GapAlterPartitionRetry] = end.apRetry
 	for k, n := range rep.Gaps {
 		if n == 0 {
 			delete(rep.Gaps, k)
@@ -911,7 +924,10 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 		if a.Kind == model.HandleFetch {
 			next.staleReads = append(slices.Clone(n.staleReads), e.Received)
 		}
-		if t, changed := v.staleEffect(n.s, n.i, e, a); changed {
+		if a.Kind == model.HandleAlterPartition || a.Kind == model.HandleAlterPartitionResponse {
+			next.apRetry++
+			next = next.note("event %d: a retried AlterPartition's duplicate, a stutter", n.i)
+		} else if t, changed := v.staleEffect(n.s, n.i, e, a); changed {
 			next.s = t
 			next.staleEffect++
 			next = next.note("event %d: stale, with its effect on the leader", n.i)
