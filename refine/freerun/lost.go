@@ -68,3 +68,25 @@ func (v *validator) loseUnobserved(n node) (node, bool) {
 	m = m.note("event %d: %s's earlier message lost unobserved", n.i, r)
 	return v.search(m)
 }
+
+// duplicateAnswer tries event n.i, a leader's handling of an AlterPartition
+// answer under DivergingEpoch, as a stutter (GapAlterPartitionRetry): the
+// leader resent a proposal whose answer was late, and the late answer to
+// the first request, arriving after the resend, is ignored (its
+// correlation id is not the one in flight); the answer to the resend,
+// which the controller gives from its first decision, is the spec's one
+// answer. The leader's post-state must be the model's, unchanged.
+func (v *validator) duplicateAnswer(n node) (node, bool) {
+	if !v.cfg.Rel().AsyncIsr || v.evs[n.i].Action != model.HandleAlterPartitionResponse.String() {
+		return n, false
+	}
+	next, f := v.stepAs(n, true)
+	if f != nil {
+		v.record(f)
+		return n, false
+	}
+	if next, f = v.takeDeferred(next, n.i); f != nil {
+		return n, false
+	}
+	return v.search(next)
+}

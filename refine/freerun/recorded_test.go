@@ -61,7 +61,7 @@ var recorded = []recordedRun{
 		events: 163, steps: 163, backtracks: 4, gaps: map[string]int{GapIsrCommitEarly: 1, GapRecordIDs: 3}},
 	{file: "high-watermark.json.gz", config: 1, opts: brief, want: []string{GapStaleRequest, GapStaleEffect, GapMaximalIsr},
 		events: 554, steps: 553, backtracks: 0, gaps: map[string]int{GapMaximalIsr: 4, GapRecordIDs: 116, GapStaleRequest: 1}},
-	{file: "diverging-epoch.json.gz", config: 3, opts: rough, want: []string{GapStaleRequest, GapStaleEffect, GapAlterPartitionLost},
+	{file: "diverging-epoch.json.gz", config: 3, opts: rough, want: []string{GapStaleRequest, GapStaleEffect, GapAlterPartitionLost, GapAlterPartitionRetry},
 		actions: []string{model.ShrinkIsr.String(), model.ExpandIsr.String(), cluster.ActHandleAlterPartition, model.HandleAlterPartitionResponse.String(), model.UpdateFollowerFetchState.String()},
 		events:  0, steps: 0, backtracks: 0, gaps: map[string]int{}},
 	{file: "stale-leader-and-isr.json.gz", mutant: broker.MutantStaleLeaderAndIsr, config: 0,

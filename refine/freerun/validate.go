@@ -409,6 +409,9 @@ func (v *validator) search(n node) (node, bool) {
 					return end, true
 				}
 			}
+			if end, ok := v.duplicateAnswer(n); ok {
+				return end, true
+			}
 		}
 		if end, ok := v.deferLate(n); ok {
 			return end, true
