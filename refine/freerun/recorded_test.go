@@ -63,7 +63,7 @@ var recorded = []recordedRun{
 		events: 335, steps: 334, backtracks: 7, gaps: map[string]int{GapIsrNoApply: 1, GapMaximalIsr: 3, GapRecordIDs: 29, GapStaleEffect: 1, GapStaleRequest: 1}},
 	{file: "diverging-epoch.json.gz", config: 3, opts: rough, want: []string{GapStaleRequest, GapStaleEffect, GapAlterPartitionLost, GapAlterPartitionRetry},
 		actions: []string{model.ShrinkIsr.String(), model.ExpandIsr.String(), cluster.ActHandleAlterPartition, model.HandleAlterPartitionResponse.String(), model.UpdateFollowerFetchState.String()},
-		events: 224, steps: 223, backtracks: 1, gaps: map[string]int{GapAlterPartitionLost: 1, GapRecordIDs: 4, GapStaleEffect: 1, GapStaleRequest: 1}},
+		events:  224, steps: 223, backtracks: 1, gaps: map[string]int{GapAlterPartitionLost: 1, GapRecordIDs: 4, GapStaleEffect: 1, GapStaleRequest: 1}},
 	{file: "stale-leader-and-isr.json.gz", mutant: broker.MutantStaleLeaderAndIsr, config: 0,
 		events: 486, failAt: 60, reason: "the event's post-state differs from the model's"},
 }
