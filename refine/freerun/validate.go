@@ -728,20 +728,29 @@ func (v *validator) pullLate(n node) (node, bool) {
 }
 
 // lastRequest is the message id of follower f's last request sent before
-// index i, 0 if f did anything but write checkpoints since (the request's
-// slot is then not what it was).
+// index i, 0 if f's request slot changed since: every event of f in
+// between (a checkpoint write, a LeaderAndIsr that kept its fetcher) must
+// show the slot held by that request's correlation id.
 func (v *validator) lastRequest(i int, f int32) uint64 {
 	for j := i - 1; j >= 0; j-- {
 		x := v.evs[j]
-		if x.Broker != f || x.Action == model.CheckpointHW.String() {
+		if x.Broker != f || !isRequest(x) {
 			continue
 		}
-		if (x.Action == model.SendFetch.String() || x.Action == model.SendOffsetsForLeaderEpoch.String()) && len(x.Sent) == 1 {
-			return x.Sent[0]
+		slot := x.Post.FetchInFlight
+		for k := j + 1; k < i; k++ {
+			if y := v.evs[k]; y.Broker == f && (slot == 0 || y.Post.FetchInFlight != slot) {
+				return 0
+			}
 		}
-		return 0
+		return x.Sent[0]
 	}
 	return 0
+}
+
+// isRequest reports whether x is a follower's request, sent.
+func isRequest(x cluster.Event) bool {
+	return (x.Action == model.SendFetch.String() || x.Action == model.SendOffsetsForLeaderEpoch.String()) && len(x.Sent) == 1
 }
 
 // movable reports whether a follower's event x (at index at) can be put off
