@@ -185,6 +185,7 @@ type validator struct {
 	nodes     int
 	budget    int
 	best      *Failure
+	fatal     *Failure // an event no order can map (see stepAs)
 }
 
 // node is the search's state before event i: the model's state, which
@@ -282,8 +283,12 @@ func Validate(rec Recording) Report {
 	end, ok := v.search(node{s: model.Init(v.cfg), committed: make([]bool, len(v.props))})
 	rep.Backtracks = v.nodes - len(evs)
 	if !ok {
-		rep.Err = v.best
-		if v.best == nil {
+		switch {
+		case v.fatal != nil:
+			rep.Err = v.fatal
+		case v.best != nil:
+			rep.Err = v.best
+		default:
 			rep.Err = fmt.Errorf("the search budget (%d nodes) ran out", v.budget)
 		}
 		return rep
@@ -365,6 +370,9 @@ func (v *validator) renameIDs() (int, error) {
 // after it) fails does it try putting a pending proposal's commit first.
 func (v *validator) search(n node) (node, bool) {
 	for n.i < len(v.evs) {
+		if v.fatal != nil {
+			return n, false
+		}
 		if slices.Contains(n.skip, n.i) {
 			n.i++
 			continue
@@ -917,9 +925,16 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 	fail := func(what, diff string) *Failure {
 		return &Failure{Index: n.i, Event: e, What: what, Diff: diff, Trail: v.modelView(n.s) + v.trail(n.i), Path: n.path}
 	}
+	// What is wrong with the event whatever the model's state (its action,
+	// its parameters, a message no event sent, a post-state with no model
+	// counterpart) fails it in every order: the search stops there.
+	fatal := func(what string) *Failure {
+		v.fatal = fail(what, "")
+		return v.fatal
+	}
 	a, err := actionOf(v.cfg, e)
 	if err != nil {
-		return n, fail("unmappable: "+err.Error(), "")
+		return n, fatal("unmappable: " + err.Error())
 	}
 	next := n
 	next.i++
@@ -928,7 +943,7 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 	k := v.proposalApplied(n.i)
 	stale, err := v.staleRequest(n, e, a)
 	if err != nil {
-		return n, fail(err.Error(), "")
+		return n, fatal(err.Error())
 	}
 	stale = stale || asStale
 	switch {
@@ -982,7 +997,7 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 	}
 	got, err := postLocal(v.cfg, e.Post)
 	if err != nil {
-		return n, fail("unmappable post-state: "+err.Error(), "")
+		return n, fatal("unmappable post-state: " + err.Error())
 	}
 	if !v.cfg.Rel().AsyncIsr {
 		// The synchronous releases' ISR change is one spec step; the
@@ -991,7 +1006,7 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 		got.PendingIsr = nil
 	}
 	if err := v.translate(&got); err != nil {
-		return n, fail(err.Error(), "")
+		return n, fatal(err.Error())
 	}
 	idx := int(e.Broker) - 1
 	want := refine.LocalOf(&next.s, idx)

@@ -59,7 +59,9 @@ func ackCases(t *testing.T, rec Recording) {
 // bridge), which carries its search beyond the tampered event, so that it
 // reports a later event as the furthest it got. (An event late in the run
 // would do too, but the search backtracks through every earlier choice
-// before it gives up: seconds, where this takes milliseconds.)
+// before it gives up on a post-state or an enabling condition: seconds,
+// where this takes milliseconds. An unknown action or parameter stops the
+// search at once: no order maps it.)
 func tamperCases(t *testing.T, rec Recording) {
 	t.Helper()
 	quiet := func(i int) bool {
