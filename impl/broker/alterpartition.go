@@ -25,13 +25,16 @@ func (b *Broker) proposeIsrChange(p *Partition, kind isrChangeKind, f int32) (ui
 		return 0, err
 	}
 	req.Lamport = b.clock.Tick()
-	id := b.send(b.cfg.ControllerNode, req)
 	var ev *Event
 	if b.rel.AsyncIsr {
+		// The proposal's event draws its Seq before the request is sent:
+		// the controller may decide it at once, and its event must come
+		// after this one.
 		ev = b.event(p, kind.action(), map[string]int64{"l": int64(b.cfg.BrokerID), "f": int64(f)}, 0)
-		if ev != nil && id != 0 {
-			ev.Sent = []uint64{id}
-		}
+	}
+	id := b.send(b.cfg.ControllerNode, req)
+	if ev != nil && id != 0 {
+		ev.Sent = []uint64{id}
 	}
 	p.mu.Unlock()
 	b.deliver(ev)

@@ -157,8 +157,10 @@ func (b *Broker) completeRead(r *servedRead) {
 				expand = append(expand, p)
 			}
 		}
+		// It completes the request HandleFetch read for (the spec's FetchRead
+		// is that request, turned): it names it as the message handled.
 		evs = append(evs, b.event(p, ActUpdateFollowerFetchState,
-			map[string]int64{"l": int64(b.cfg.BrokerID), "f": int64(r.req.ReplicaID)}, 0))
+			map[string]int64{"l": int64(b.cfg.BrokerID), "f": int64(r.req.ReplicaID)}, uint64(r.m.ID)))
 		p.mu.Unlock()
 	}
 	id := b.respondFetch(r)

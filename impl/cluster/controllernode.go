@@ -38,10 +38,22 @@ type controllerNode struct {
 	// crashed is each broker's last crash stamp: what it sent before is
 	// discarded, its connection being gone (see broker.ConnectionLost).
 	crashed map[int32]uint64
+	// answered is each broker's last AlterPartition and the controller's
+	// answer to it (asynchronous ISR changes; the controller goroutine's).
+	answered map[int32]alterAnswer
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+}
+
+// alterAnswer is an AlterPartition request, by what it proposes, and the
+// controller's answer.
+type alterAnswer struct {
+	partition                   protocol.TopicPartition
+	leaderEpoch, partitionEpoch int32
+	isr                         []int32
+	resp                        protocol.AlterPartitionResponse
 }
 
 // brokerChannel is one broker's RequestSendThread queue.
@@ -165,6 +177,23 @@ func (n *controllerNode) handle(m netsim.Message) {
 // handleAlterPartition applies an ISR change (the controller's
 // AlterPartition handler) and answers it.
 func (n *controllerNode) handleAlterPartition(m netsim.Message, r protocol.AlterPartitionRequest) {
+	if n.rel.AsyncIsr {
+		// A leader resends a proposal whose answer is late
+		// (AlterPartitionManager). The first was decided already: the
+		// retry gets that decision again, as the spec's channel delivers
+		// the one answer. KRaft would refuse the retry of a commit
+		// (INVALID_UPDATE_VERSION) and the leader learn of the commit from
+		// the metadata log, which this controller does not publish; without
+		// this, a lost answer would leave the leader pending, its ISR and
+		// partition epoch stale, until the next LeaderAndIsr.
+		if a, ok := n.answered[r.BrokerID]; ok && a.partition == r.Partition && a.leaderEpoch == r.LeaderEpoch &&
+			a.partitionEpoch == r.PartitionEpoch && slices.Equal(a.isr, sortedIDs(r.NewIsr)) {
+			resp := a.resp
+			resp.Header = protocol.Header{CorrelationID: r.CorrelationID, Lamport: n.clock.Tick()}
+			n.ep.Send(m.From, resp)
+			return
+		}
+	}
 	resp := protocol.AlterPartitionResponse{Partition: r.Partition}
 	tp := controller.TopicPartition{Topic: r.Partition.Topic, Partition: r.Partition.Partition}
 	before, _ := n.ctrl.Partition(tp)
@@ -189,25 +218,33 @@ func (n *controllerNode) handleAlterPartition(m netsim.Message, r protocol.Alter
 		resp.Isr = toInt32(lai.Isr)
 	}
 	resp.Header = protocol.Header{CorrelationID: r.CorrelationID, Lamport: n.clock.Tick()}
-	id, _ := n.ep.Send(m.From, resp)
-	if n.rel.AsyncIsr {
-		// The controller's decision is a step of its own (spec
-		// HandleAlterPartition(l)); the ISR change announced by a commit
-		// is the leader's to apply, from the response.
-		ev := Event{
-			Broker:    int32(ControllerNode),
-			Action:    ActHandleAlterPartition,
-			Params:    map[string]int64{"l": int64(r.BrokerID)},
-			Partition: r.Partition,
-			Lamport:   n.clock.Tick(),
-			Seq:       n.cl.seq.Add(1),
-			Received:  uint64(m.ID),
-		}
-		if id != 0 {
-			ev.Sent = []uint64{uint64(id)}
-		}
-		n.cl.emit(ev)
+	if !n.rel.AsyncIsr {
+		n.ep.Send(m.From, resp)
+		return
 	}
+	if n.answered == nil {
+		n.answered = map[int32]alterAnswer{}
+	}
+	n.answered[r.BrokerID] = alterAnswer{partition: r.Partition, leaderEpoch: r.LeaderEpoch,
+		partitionEpoch: r.PartitionEpoch, isr: sortedIDs(r.NewIsr), resp: resp}
+	// The controller's decision is a step of its own (spec
+	// HandleAlterPartition(l)); the ISR change announced by a commit is the
+	// leader's to apply, from the response. The event draws its Seq before
+	// the answer is sent: the leader may handle it at once, and its event
+	// must come after this one.
+	ev := Event{
+		Broker:    int32(ControllerNode),
+		Action:    ActHandleAlterPartition,
+		Params:    map[string]int64{"l": int64(r.BrokerID)},
+		Partition: r.Partition,
+		Lamport:   n.clock.Tick(),
+		Seq:       n.cl.seq.Add(1),
+		Received:  uint64(m.ID),
+	}
+	if id, _ := n.ep.Send(m.From, resp); id != 0 {
+		ev.Sent = []uint64{uint64(id)}
+	}
+	n.cl.emit(ev)
 }
 
 // kafkaError maps the controller's error codes onto the wire's.
@@ -471,6 +508,13 @@ func sortedKeys[V any](m map[int32]V) []int32 {
 	for k := range m {
 		out = append(out, k)
 	}
+	slices.Sort(out)
+	return out
+}
+
+// sortedIDs is a set of broker ids in order.
+func sortedIDs(ids []int32) []int32 {
+	out := slices.Clone(ids)
 	slices.Sort(out)
 	return out
 }

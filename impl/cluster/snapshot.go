@@ -220,6 +220,15 @@ func (c *Cluster) snapshot() Snapshot {
 
 func (c *Cluster) partitionSnapshot(p broker.PartitionState) PartitionSnapshot {
 	tp := protocol.TopicPartition{Topic: p.Topic, Partition: p.Partition}
+	return PartitionSnapshotOf(p, c.assign[tp])
+}
+
+// PartitionSnapshotOf is a broker's partition state as a snapshot: the
+// spec's per-replica variables with their defaults filled in (a crashed
+// broker's role is Offline, its fetch state None, every replica of
+// replicas has a followerLeo entry, -1 when unknown). A free run's events
+// carry the broker's state; the validator abstracts it through this.
+func PartitionSnapshotOf(p broker.PartitionState, replicas []int32) PartitionSnapshot {
 	ps := PartitionSnapshot{
 		Topic: p.Topic, Partition: p.Partition, Role: string(p.Role),
 		Log: make([]Record, len(p.Log)), EpochCache: make([]EpochEntry, len(p.EpochCache)),
@@ -240,7 +249,7 @@ func (c *Cluster) partitionSnapshot(p broker.PartitionState) PartitionSnapshot {
 	if ps.FollowerLEO == nil {
 		ps.FollowerLEO = map[int32]int64{}
 	}
-	for _, r := range c.assign[tp] {
+	for _, r := range replicas {
 		if _, ok := ps.FollowerLEO[r]; !ok {
 			ps.FollowerLEO[r] = -1
 		}

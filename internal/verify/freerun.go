@@ -10,16 +10,11 @@ import (
 	"github.com/hwepoch/hwepoch/refine/freerun"
 )
 
-// FreeRunConfigs are the free runs' configurations, as refine/freerun's
-// own test draws them (freerun_test.go): each policy, with and without
-// fencing, unclean elections and unflushed loss. The bounds are ignored by
-// a free run.
-var FreeRunConfigs = []*model.Config{
-	{Replicas: []model.Replica{"r1", "r2", "r3"}, Truncation: model.LeaderEpoch, Fencing: true, Acks: "all", MinInsyncReplicas: 2, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
-	{Replicas: []model.Replica{"r1", "r2", "r3"}, Truncation: model.HighWatermark, Acks: "1", MinInsyncReplicas: 1, UnflushedLoss: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
-	{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.Kip101, Acks: "all", MinInsyncReplicas: 1, UncleanLeaderElectionEnable: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
-	{Replicas: []model.Replica{"r1", "r2", "r3"}, Truncation: model.LeaderEpoch, Acks: "all", MinInsyncReplicas: 2, MinIsrGatesHW: true, UnflushedLoss: true, UncleanLeaderElectionEnable: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1},
-}
+// FreeRunConfigs are the free runs' configurations, refine/freerun's own
+// (freerun.Configs): each policy as its release has it, with and without
+// unclean elections and unflushed loss. The bounds are ignored by a free
+// run.
+var FreeRunConfigs = freerun.Configs
 
 // FreeRunRows runs the implementation free (refine/freerun: goroutines, a
 // seeded lossy network, seeded chaos) runs times per configuration, and

@@ -112,14 +112,17 @@ func Classify(cfg *model.Config, s model.State, a model.Action) []string {
 		if m.Offset > s.LEO(l) {
 			return []string{LeaderFetchOutOfRange}
 		}
-		out := []string{LeaderFetchEmpty}
 		if m.Offset < s.LEO(l) {
-			out[0] = LeaderFetchRecords
+			return []string{LeaderFetchRecords}
 		}
+		return []string{LeaderFetchEmpty}
+	case model.UpdateFollowerFetchState:
+		// The fetch's second half: the leader's view of the follower, and
+		// its HW, move here (HandleFetch only reads).
+		l := idx(a.L)
 		if t, err := model.Apply(cfg, s, a); err == nil && t.Hw[l] > s.Hw[l] {
-			out = append(out, LeaderFetchAdvancesHW)
+			return []string{LeaderFetchAdvancesHW}
 		}
-		return out
 	}
 	return nil
 }

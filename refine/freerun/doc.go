@@ -8,9 +8,10 @@
 // the model's, projected on that broker.
 //
 // The spec is coarser than the implementation in a few documented places
-// (an AlterPartition is a proposal, a commit and an apply where the spec
-// has one step; a request may be handled after its sender gave up on it;
-// producers number records when they send them). The validator bridges
+// (under the ZooKeeper releases an AlterPartition is a proposal, a commit
+// and an apply where the spec has one step; a request may be handled after
+// its sender gave up on it, or lost while nobody waited for it; producers
+// number records when they send them). The validator bridges
 // each explicitly, searching for the order of concurrent events the spec
 // needs where there is a choice, and counts every bridge by kind in its
 // Report (docs/mapping.md lists them). An event it cannot map fails the

@@ -15,13 +15,17 @@ import (
 //   - by Seq, the run-wide sequence every node draws from when its state
 //     changes (a total order consistent with real time, hence with
 //     causality);
-//   - except an ISR change (ShrinkIsr / ExpandIsr), which the leader
-//     reports when it applies the controller's AlterPartition answer but
-//     stamps with the Seq the controller drew when it committed the change
-//     (so replays see the controller's order). Its post-state is the
-//     leader's at the apply, so it moves to its place among the leader's own
-//     events, by the leader's Lamport clock. Where the commit itself belongs
-//     in the spec's order is the validator's business (see Validate).
+//   - except, under the synchronous releases (all but DivergingEpoch), an
+//     ISR change (ShrinkIsr / ExpandIsr), which the leader reports when it
+//     applies the controller's AlterPartition answer but stamps with the
+//     Seq the controller drew when it committed the change (so replays see
+//     the controller's order). Its post-state is the leader's at the apply,
+//     so it moves to its place among the leader's own events, by the
+//     leader's Lamport clock. Where the commit itself belongs in the spec's
+//     order is the validator's business (see Validate). Under
+//     DivergingEpoch the proposal, the controller's decision and the
+//     leader's apply are each a spec step and an event of its own, in
+//     Seq order.
 //
 // It then checks the order: each broker's events keep increasing Lamport
 // stamps, and every event that handled a message comes after the event that
@@ -36,7 +40,7 @@ func Linearize(rec Recording) ([]cluster.Event, error) {
 		if e.Partition.String() != rec.Focus {
 			continue
 		}
-		ctrl := e.Broker == int32(cluster.ControllerNode) && e.Action == cluster.ActElect
+		ctrl := e.Broker == int32(cluster.ControllerNode) && (e.Action == cluster.ActElect || e.Action == cluster.ActHandleAlterPartition)
 		if !ctrl && (e.Broker < 1 || int(e.Broker) > rec.Config.N()) {
 			return nil, fmt.Errorf("event %s: unmappable: broker %d plays no replica of %v", describe(e), e.Broker, rec.Config.Replicas)
 		}
@@ -59,7 +63,7 @@ func Linearize(rec Recording) ([]cluster.Event, error) {
 	var isr []cluster.Event
 	rest := evs[:0:0]
 	for _, e := range evs {
-		if isISR(e.Action) {
+		if isISR(e.Action) && !rec.Config.Rel().AsyncIsr {
 			isr = append(isr, e)
 		} else {
 			rest = append(rest, e)

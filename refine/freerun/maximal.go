@@ -8,22 +8,27 @@ import (
 	"github.com/hwepoch/hwepoch/refine"
 )
 
-// maximalISR redoes the leader's HW of a HandleFetch or Produce step the
-// way Kafka computes it while an ISR expansion is pending: over the
-// "maximal ISR", the ISR plus the replica being added
-// (Partition.maximalIsr; the implementation's hwIsr). The spec's atomic
-// ExpandIsr has no pending state, so when the expansion has not taken its
-// spec step (it may never: the controller refuses it once an election has
-// fenced the leader's epoch), the spec's HW can run ahead of the leader's:
-// the implementation is the more careful of the two. The validator then
-// takes the spec step with the maximal ISR in the HW's place, and counts it
-// (GapMaximalIsr) when that changed the HW.
+// maximalISR redoes the leader's HW of an UpdateFollowerFetchState or
+// Produce step the way Kafka computes it while an ISR expansion is
+// pending: over the "maximal ISR", the ISR plus the replica being added
+// (Partition.maximalIsr; the implementation's hwIsr). Under the
+// synchronous releases the spec's ExpandIsr is atomic and has no pending
+// state, while the implementation's free mode proposes the change and
+// waits for the controller's answer as 3.9 does; so when the expansion has
+// not taken its spec step (it may never: the controller refuses it once an
+// election has fenced the leader's epoch), the spec's HW can run ahead of
+// the leader's: the implementation is the more careful of the two. The
+// validator then takes the spec step with the maximal ISR in the HW's
+// place, and counts it (GapMaximalIsr) when that changed the HW. Under
+// DivergingEpoch the spec has the pending ISR and the maximal ISR itself:
+// no bridge.
 //
 // pre and post are the model's states before and after the step, e the
-// event; it returns post with the HW (and what depends on it: the fetch
-// response's HW, the ghost sets) recomputed, and whether it changed.
+// event; it returns post with the HW (and what depends on it: the ghost
+// sets) recomputed, and whether it changed. The fetch response keeps the
+// HW read before the update (HandleFetch's), as in the spec.
 func (v *validator) maximalISR(n node, e cluster.Event, a model.Action, pre, post model.State) (model.State, bool) {
-	if (a.Kind != model.HandleFetch && a.Kind != model.Produce) || e.Post.PendingIsr == nil {
+	if v.cfg.Rel().AsyncIsr || (a.Kind != model.UpdateFollowerFetchState && a.Kind != model.Produce) || e.Post.PendingIsr == nil {
 		return post, false
 	}
 	// The implementation's HW ISR is its ISR plus the replicas its pending
@@ -58,13 +63,5 @@ func (v *validator) maximalISR(n node, e cluster.Event, a model.Action, pre, pos
 		acked = append(acked, model.OffsetID{Offset: len(lg) - 1, ID: pre.NextId})
 	}
 	t.Acked = model.Union(pre.Acked, acked)
-	if a.Kind == model.HandleFetch {
-		f := v.cfg.Index(a.F)
-		if m := post.Inflight[f]; m.Type == model.MsgFetchResponse && m.Error == model.ErrNone {
-			m.Hw = nw
-			t.Inflight = slices.Clone(post.Inflight)
-			t.Inflight[f] = m
-		}
-	}
 	return t, true
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/cluster"
+	"github.com/hwepoch/hwepoch/model"
 )
 
 // Free runs do not reproduce (goroutine scheduling is part of them), so a
@@ -48,17 +49,23 @@ type recordedRun struct {
 	// (Gap*) a correct run is picked for exercising.
 	opts func(*Options)
 	want []string
+	// actions a correct run must hold an event of (the steps it is picked
+	// to cover).
+	actions []string
 }
 
 var recorded = []recordedRun{
-	{file: "leader-epoch-fencing.json.gz", config: 0, opts: rough, want: []string{GapIsrNoApply, GapCrashEarly, GapMaximalIsr},
-		events: 268, steps: 269, backtracks: 10, gaps: map[string]int{GapIsrNoApply: 1, GapMaximalIsr: 1, GapRecordIDs: 17}},
-	{file: "leader-epoch-fencing-isr-order.json.gz", config: 0, opts: rough, want: []string{GapIsrBeforeElect, GapIsrCommitEarly, GapLateRequest, GapIsrSplit},
-		events: 163, steps: 163, backtracks: 4, gaps: map[string]int{GapIsrCommitEarly: 1, GapRecordIDs: 3}},
+	{file: "leader-epoch-fencing.json.gz", config: 0, opts: rough, want: []string{GapIsrNoApply, GapCrashEarly, GapMaximalIsr, GapLostUnobserved},
+		events: 289, steps: 291, backtracks: 2, gaps: map[string]int{GapCrashEarly: 1, GapLostUnobserved: 2, GapRecordIDs: 10}},
+	{file: "leader-epoch-fencing-isr-order.json.gz", config: 0, want: []string{GapIsrBeforeElect, GapIsrCommitEarly, GapLateRequest, GapIsrSplit},
+		events: 119, steps: 118, backtracks: 0, gaps: map[string]int{GapLateRequest: 1, GapRecordIDs: 8, GapStaleRequest: 1}},
 	{file: "high-watermark.json.gz", config: 1, opts: brief, want: []string{GapStaleRequest, GapStaleEffect, GapMaximalIsr},
-		events: 554, steps: 553, backtracks: 0, gaps: map[string]int{GapMaximalIsr: 4, GapRecordIDs: 116, GapStaleRequest: 1}},
+		events: 335, steps: 334, backtracks: 7, gaps: map[string]int{GapIsrNoApply: 1, GapMaximalIsr: 3, GapRecordIDs: 29, GapStaleEffect: 1, GapStaleRequest: 1}},
+	{file: "diverging-epoch.json.gz", config: 3, opts: rough, want: []string{GapStaleRequest, GapStaleEffect, GapAlterPartitionLost, GapAlterPartitionRetry},
+		actions: []string{model.ShrinkIsr.String(), model.ExpandIsr.String(), cluster.ActHandleAlterPartition, model.HandleAlterPartitionResponse.String(), model.UpdateFollowerFetchState.String()},
+		events:  224, steps: 223, backtracks: 1, gaps: map[string]int{GapAlterPartitionLost: 1, GapRecordIDs: 4, GapStaleEffect: 1, GapStaleRequest: 1}},
 	{file: "stale-leader-and-isr.json.gz", mutant: broker.MutantStaleLeaderAndIsr, config: 0,
-		events: 392, failAt: 134, reason: "the event's post-state differs from the model's"},
+		events: 486, failAt: 60, reason: "the event's post-state differs from the model's"},
 }
 
 // The recorded runs get the same verdict every time: the correct
@@ -289,6 +296,11 @@ func TestRecordTestdata(t *testing.T) {
 				ok = errors.As(rep.Err, &f) && reapplied(rec, f)
 				return ok, ok
 			}
+			for _, a := range r.actions {
+				if !slices.ContainsFunc(rec.Events, func(e cluster.Event) bool { return e.Action == a }) {
+					return false, false
+				}
+			}
 			return rep.Err == nil && wanted(rep) > 0, rep.Err == nil && wanted(rep) == len(r.want)
 		}
 		// better reports whether a qualifying run is a better pick than the
@@ -376,7 +388,8 @@ func expectation(rep Report) string {
 	names := map[string]string{GapRecordIDs: "GapRecordIDs", GapIsrCommitEarly: "GapIsrCommitEarly",
 		GapIsrNoApply: "GapIsrNoApply", GapLateRequest: "GapLateRequest", GapStaleRequest: "GapStaleRequest",
 		GapMaximalIsr: "GapMaximalIsr", GapCrashEarly: "GapCrashEarly", GapIsrBeforeElect: "GapIsrBeforeElect",
-		GapIsrSplit: "GapIsrSplit", GapStaleEffect: "GapStaleEffect", GapOtherPartitions: "GapOtherPartitions"}
+		GapIsrSplit: "GapIsrSplit", GapStaleEffect: "GapStaleEffect", GapOtherPartitions: "GapOtherPartitions",
+		GapLostUnobserved: "GapLostUnobserved", GapAlterPartitionLost: "GapAlterPartitionLost", GapAlterPartitionRetry: "GapAlterPartitionRetry"}
 	var gaps []string
 	for k, n := range rep.Gaps {
 		gaps = append(gaps, fmt.Sprintf("%s: %d", names[k], n))

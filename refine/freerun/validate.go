@@ -21,9 +21,11 @@ const (
 	// (two producers). The validator renames the implementation's ids to
 	// the spec's, in append order; counted: the records whose id differs.
 	GapRecordIDs = "record ids renamed to append order"
-	// GapIsrCommitEarly: the spec's ShrinkIsr / ExpandIsr is one step; the
-	// implementation's AlterPartition is a proposal, the controller's
-	// commit, and the leader's apply of the answer. The validator takes the
+	// GapIsrCommitEarly: under the ZooKeeper releases (all but
+	// DivergingEpoch, whose spec has the three steps) the spec's ShrinkIsr
+	// / ExpandIsr is one step, the conditional write; the implementation's
+	// free-mode AlterPartition is a proposal, the controller's commit, and
+	// the leader's apply of the answer. The validator takes the
 	// spec step at the commit when the events need it there (an election
 	// came between commit and apply, or the leader's HW already counted a
 	// pending expansion, Kafka's "maximal ISR"), and then checks the
@@ -40,7 +42,8 @@ const (
 	GapIsrNoApply = "ISR change committed, never applied by the leader"
 	// GapLateRequest: a leader handled a request after its sender timed
 	// out on it or crashed (it waited in the network or in the leader's
-	// fetch purgatory). The timeout or crash and the handling are
+	// fetch purgatory), where the spec has no orphan to serve (a timeout;
+	// a crash under 3.9). The timeout or crash and the handling are
 	// independent (neither reads what the other writes; the handling does
 	// not know of the crash), so the behaviour is the spec's where the
 	// handling came first and the response was the message lost
@@ -57,10 +60,10 @@ const (
 	// unmappable and fails the run. Likewise a follower's timeout of a
 	// request the spec already dropped (its destination crashed).
 	GapStaleRequest = "stale request handled, or timed out, without effect (a stutter)"
-	// GapMaximalIsr: while an expansion is pending, Kafka (and the
-	// implementation) computes the leader's HW over the ISR plus the
-	// replica being added; the spec, whose ExpandIsr is atomic, over the
-	// ISR alone. The validator takes the step with the maximal ISR (see
+	// GapMaximalIsr: while an expansion is pending, the implementation
+	// (as Kafka 3.9) computes the leader's HW over the ISR plus the replica
+	// being added; the spec of the ZooKeeper releases, whose ExpandIsr is
+	// atomic, over the ISR alone. The validator takes the step with the maximal ISR (see
 	// maximalISR); counted: steps where that changed the HW.
 	GapMaximalIsr = "HW over the maximal ISR while an expansion is pending"
 	// GapCrashEarly: the implementation's crash cuts its peers' connections
@@ -88,10 +91,36 @@ const (
 	// leader's view of the follower (and maybe its HW) back or forth to the
 	// stale request's offset. The spec keeps one request per follower and
 	// cannot hold the stale one; the validator takes the leader's half of
-	// the spec's HandleFetch for it (view and HW as HandleFetch would set
-	// them; the follower's inflight untouched), which the event's post-state
-	// must then match exactly; counted.
+	// the spec's UpdateFollowerFetchState for it (view and HW as it would
+	// set them; the follower's inflight untouched), which the event's
+	// post-state must then match exactly; counted. (The read, HandleFetch,
+	// changes nothing on the leader: a stale one is a stutter.)
 	GapStaleEffect = "stale request served, its effect on the leader taken"
+	// GapLostUnobserved: a follower's request (or the response to it) was
+	// lost while nobody waited for it, so no timeout reported it: the
+	// follower had become leader, or crashed (the spec's orphan, which
+	// holds the follower's one slot, while the implementation's restarted
+	// broker fetches at once). The validator takes the spec's LoseMessage
+	// where the follower's next request needs the slot (see
+	// loseUnobserved); counted.
+	GapLostUnobserved = "fetcher message lost while nobody waited for it"
+	// GapAlterPartitionLost: under DivergingEpoch, an AlterPartition or its
+	// answer was lost after a LeaderAndIsr had dropped the proposal, so
+	// nobody resent it; the spec's channel loses nothing. The validator
+	// takes the controller's refusal and the leader's ignoring it where the
+	// leader's next proposal needs the slot (see loseUnobserved); counted.
+	GapAlterPartitionLost = "AlterPartition lost after its proposal was dropped"
+	// GapAlterPartitionRetry: under DivergingEpoch, a leader resent an
+	// AlterPartition whose answer was late (AlterPartitionManager resends
+	// until answered), and the controller decided both, or both answers
+	// reached the leader; or the controller decided the request of a
+	// leader that had crashed since (the spec's crash drops it). The
+	// spec's channel holds one message and delivers it once. The duplicate
+	// or late decision (a retry of a change made is answered with the
+	// current state, anything else refused: neither changes the
+	// controller) and the duplicate answer (the proposal is no longer
+	// pending) are stutters, the leader's post-state checked; counted.
+	GapAlterPartitionRetry = "AlterPartition decided or answered again, or late, without effect"
 	// GapOtherPartitions: the spec has one partition; events about other
 	// partitions (none in the default runs) are skipped and counted.
 	GapOtherPartitions = "events about other partitions"
@@ -148,10 +177,15 @@ type validator struct {
 	ids    map[int64]int        // implementation record id -> spec id
 	reqs   map[uint64]model.Msg // fetcher request message id -> its content
 	sender map[uint64]int32     // message id -> the broker whose event sent it
-	gapAt  map[int]bool         // indices where the run-wide Seq skips a number
-	nodes  int
-	budget int
-	best   *Failure
+	sentAt map[uint64]int       // message id -> the index of the event that sent it
+	// handlings lists, per message id, the indices of the events that
+	// handled it: a fetch's HandleFetch and UpdateFollowerFetchState.
+	handlings map[uint64][]int
+	gapAt     map[int]bool // indices where the run-wide Seq skips a number
+	nodes     int
+	budget    int
+	best      *Failure
+	fatal     *Failure // an event no order can map (see stepAs)
 }
 
 // node is the search's state before event i: the model's state, which
@@ -169,7 +203,12 @@ type node struct {
 	elects      int
 	splits      int
 	staleEffect int
+	lost        int
+	apLost      int
+	apRetry     int
+	gapsLost    []int      // events before which a lost message was taken
 	split       []int      // proposals whose controller's half was taken alone
+	staleReads  []uint64   // requests whose HandleFetch was taken as stale
 	gapsUsed    []int      // Seq gaps (by index) spent on unobserved commits
 	skip        []int      // later events already taken (crashes moved earlier)
 	deferred    []deferral // events put off until after a later one
@@ -224,20 +263,32 @@ func Validate(rec Recording) Report {
 		return rep
 	}
 	rep.Gaps[GapRecordIDs] = renamed
-	v.props = proposals(v.cfg, evs)
+	if !v.cfg.Rel().AsyncIsr {
+		// Under DivergingEpoch the spec has the proposal, the decision and
+		// the apply as steps of their own: nothing to bridge.
+		v.props = proposals(v.cfg, evs)
+		v.gapAt = seqGaps(rec.Events, evs)
+	}
 	v.reqs = requests(v.cfg, evs)
-	v.gapAt = seqGaps(rec.Events, evs)
-	v.sender = map[uint64]int32{}
-	for _, e := range evs {
+	v.sender, v.sentAt, v.handlings = map[uint64]int32{}, map[uint64]int{}, map[uint64][]int{}
+	for i, e := range evs {
 		for _, id := range e.Sent {
 			v.sender[id] = e.Broker
+			v.sentAt[id] = i
+		}
+		if e.Received != 0 {
+			v.handlings[e.Received] = append(v.handlings[e.Received], i)
 		}
 	}
 	end, ok := v.search(node{s: model.Init(v.cfg), committed: make([]bool, len(v.props))})
 	rep.Backtracks = v.nodes - len(evs)
 	if !ok {
-		rep.Err = v.best
-		if v.best == nil {
+		switch {
+		case v.fatal != nil:
+			rep.Err = v.fatal
+		case v.best != nil:
+			rep.Err = v.best
+		default:
 			rep.Err = fmt.Errorf("the search budget (%d nodes) ran out", v.budget)
 		}
 		return rep
@@ -257,6 +308,9 @@ func Validate(rec Recording) Report {
 	rep.Gaps[GapIsrBeforeElect] = end.elects
 	rep.Gaps[GapIsrSplit] = end.splits
 	rep.Gaps[GapStaleEffect] = end.staleEffect
+	rep.Gaps[GapLostUnobserved] = end.lost
+	rep.Gaps[GapAlterPartitionLost] = end.apLost
+	rep.Gaps[GapAlterPartitionRetry] = end.apRetry
 	for k, n := range rep.Gaps {
 		if n == 0 {
 			delete(rep.Gaps, k)
@@ -316,6 +370,9 @@ func (v *validator) renameIDs() (int, error) {
 // after it) fails does it try putting a pending proposal's commit first.
 func (v *validator) search(n node) (node, bool) {
 	for n.i < len(v.evs) {
+		if v.fatal != nil {
+			return n, false
+		}
 		if slices.Contains(n.skip, n.i) {
 			n.i++
 			continue
@@ -353,6 +410,14 @@ func (v *validator) search(n node) (node, bool) {
 				return end, true
 			}
 			if end, ok := v.deferPastCrash(n); ok {
+				return end, true
+			}
+			if !slices.Contains(n.gapsLost, n.i) {
+				if end, ok := v.loseUnobserved(n); ok {
+					return end, true
+				}
+			}
+			if end, ok := v.duplicateAnswer(n); ok {
 				return end, true
 			}
 		}
@@ -410,34 +475,6 @@ func (v *validator) search(n node) (node, bool) {
 		return n, false
 	}
 	return n, true
-}
-
-// staleEffect is the leader's half of the spec's HandleFetch for a stale
-// request (GapStaleEffect): HandleFetch applied to the request as the
-// follower sent it, then the follower's inflight put back. It reports
-// whether the leader's variables changed (if not, the handling is a plain
-// stutter).
-func (v *validator) staleEffect(s model.State, e cluster.Event, a model.Action) (model.State, bool) {
-	if a.Kind != model.HandleFetch {
-		return s, false
-	}
-	req, ok := v.reqs[e.Received]
-	if !ok {
-		return s, false
-	}
-	f, l := v.cfg.Index(a.F), v.cfg.Index(a.L)
-	tmp := s
-	tmp.Inflight = slices.Clone(s.Inflight)
-	tmp.Inflight[f] = req
-	t, err := model.Apply(v.cfg, tmp, a)
-	if err != nil {
-		return s, false
-	}
-	t.Inflight = s.Inflight
-	if diffLocal(refine.LocalOf(&s, l), refine.LocalOf(&t, l)) == "" {
-		return s, false
-	}
-	return t, true
 }
 
 // leaderHalf is the leader's half of proposal p's ISR change (see
@@ -554,8 +591,10 @@ func (v *validator) controllerCommit(s model.State, p *proposal) (model.State, b
 
 // deferLate tries putting off event n.i, a follower's timeout or crash,
 // until after the leader's late handling of the request the follower had
-// in flight (GapLateRequest). The follower's own events in between move
-// with it, in order, if they are only new requests (handled after the late
+// in flight (GapLateRequest): its HandleFetch and, when it read records,
+// its UpdateFollowerFetchState (the spec's LoseMessage is not enabled on
+// the read between them). The follower's own events in between move with
+// it, in order, if they are only new requests (handled after the late
 // one, or never) and checkpoint writes: the follower neither heard of the
 // late handling nor depends on anything in between. A crash does not move
 // past an election, which may rest on the broker's being down.
@@ -569,8 +608,13 @@ func (v *validator) deferLate(n node) (node, bool) {
 	if sent == 0 {
 		return n, false
 	}
+	hs := v.handledAfter(sent, n.i)
+	if len(hs) == 0 {
+		return n, false
+	}
+	target := hs[len(hs)-1]
 	moving := []int{n.i}
-	for h := n.i + 1; h < len(v.evs); h++ {
+	for h := n.i + 1; h < target; h++ {
 		x := v.evs[h]
 		if x.Action == cluster.ActElect && e.Action == cluster.ActCrash {
 			return n, false // the election may rest on the crash (the broker's liveness)
@@ -580,23 +624,29 @@ func (v *validator) deferLate(n node) (node, bool) {
 				return n, false
 			}
 			moving = append(moving, h)
-			continue
 		}
-		if x.Received != sent {
-			continue
-		}
-		m := n
-		m.skip = append(slices.Clone(n.skip), moving...)
-		m.deferred = slices.Clone(n.deferred)
-		for _, ev := range moving {
-			m.deferred = append(m.deferred, deferral{ev: ev, after: h})
-		}
-		m.late++
-		m = m.note("event %d: deferred past the late handling at %d (with %v)", n.i, h, moving)
-		m.i++
-		return v.search(m)
 	}
-	return n, false
+	m := n
+	m.skip = append(slices.Clone(n.skip), moving...)
+	m.deferred = slices.Clone(n.deferred)
+	for _, ev := range moving {
+		m.deferred = append(m.deferred, deferral{ev: ev, after: target})
+	}
+	m.late++
+	m = m.note("event %d: deferred past the late handling at %v (with %v)", n.i, hs, moving)
+	m.i++
+	return v.search(m)
+}
+
+// handledAfter lists the events after index i that handled message id.
+func (v *validator) handledAfter(id uint64, i int) []int {
+	var out []int
+	for _, h := range v.handlings[id] {
+		if h > i {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // deferElect tries putting off event n.i, an election, until after a
@@ -639,12 +689,13 @@ func (v *validator) deferElect(n node) (node, bool) {
 }
 
 // pullLate is deferLate's mirror: when event n.i is a follower's timeout
-// or crash and the leader handles the request it gave up on only later, at
-// h, take the handling first, here, if the leader has no event between n.i
-// and h (the handling reads only the leader's own state and the request),
-// then the follower's event (which in the spec then loses the response).
-// It is the one that applies when the follower itself went on to other
-// things before the late handling (GapLateRequest).
+// or crash and the leader handles the request it gave up on only later
+// (its HandleFetch and UpdateFollowerFetchState), take the handling first,
+// here, if the leader has no other event from n.i until then (the handling
+// reads only the leader's own state and the request), then the follower's
+// event (which in the spec then loses the response). It is the one that
+// applies when the follower itself went on to other things before the
+// late handling (GapLateRequest).
 func (v *validator) pullLate(n node) (node, bool) {
 	e := v.evs[n.i]
 	if e.Action != model.LoseMessage.String() && e.Action != cluster.ActCrash {
@@ -654,50 +705,60 @@ func (v *validator) pullLate(n node) (node, bool) {
 	if sent == 0 {
 		return n, false
 	}
-	for h := n.i + 1; h < len(v.evs); h++ {
-		x := v.evs[h]
-		if x.Received != sent {
-			continue
+	hs := v.handledAfter(sent, n.i)
+	if len(hs) == 0 {
+		return n, false
+	}
+	leader := v.evs[hs[0]].Broker
+	for j := n.i; j < hs[len(hs)-1]; j++ {
+		if v.evs[j].Broker == leader && !slices.Contains(hs, j) {
+			return n, false // the leader did something in between
 		}
-		for j := n.i; j < h; j++ {
-			if v.evs[j].Broker == x.Broker {
-				return n, false // the leader did something in between
-			}
-		}
+	}
+	taken := n
+	for _, h := range hs {
 		if slices.Contains(n.skip, h) {
 			return n, false
 		}
-		m := n
-		m.i = h
-		taken, f := v.step(m)
+		taken.i = h
+		next, f := v.step(taken)
 		if f != nil {
 			v.record(f)
 			return n, false
 		}
-		taken.i = n.i
-		taken.skip = append(slices.Clone(n.skip), h)
-		taken.late++
-		taken = taken.note("event %d: the late handling at %d taken first", n.i, h)
-		return v.search(taken)
+		taken = next
 	}
-	return n, false
+	taken.i = n.i
+	taken.skip = append(slices.Clone(n.skip), hs...)
+	taken.late++
+	taken = taken.note("event %d: the late handling at %v taken first", n.i, hs)
+	return v.search(taken)
 }
 
 // lastRequest is the message id of follower f's last request sent before
-// index i, 0 if f did anything but write checkpoints since (the request's
-// slot is then not what it was).
+// index i, 0 if f's request slot changed since: every event of f in
+// between (a checkpoint write, a LeaderAndIsr that kept its fetcher) must
+// show the slot held by that request's correlation id.
 func (v *validator) lastRequest(i int, f int32) uint64 {
 	for j := i - 1; j >= 0; j-- {
 		x := v.evs[j]
-		if x.Broker != f || x.Action == model.CheckpointHW.String() {
+		if x.Broker != f || !isRequest(x) {
 			continue
 		}
-		if (x.Action == model.SendFetch.String() || x.Action == model.SendOffsetsForLeaderEpoch.String()) && len(x.Sent) == 1 {
-			return x.Sent[0]
+		slot := x.Post.FetchInFlight
+		for k := j + 1; k < i; k++ {
+			if y := v.evs[k]; y.Broker == f && (slot == 0 || y.Post.FetchInFlight != slot) {
+				return 0
+			}
 		}
-		return 0
+		return x.Sent[0]
 	}
 	return 0
+}
+
+// isRequest reports whether x is a follower's request, sent.
+func isRequest(x cluster.Event) bool {
+	return (x.Action == model.SendFetch.String() || x.Action == model.SendOffsetsForLeaderEpoch.String()) && len(x.Sent) == 1
 }
 
 // movable reports whether a follower's event x (at index at) can be put off
@@ -864,9 +925,16 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 	fail := func(what, diff string) *Failure {
 		return &Failure{Index: n.i, Event: e, What: what, Diff: diff, Trail: v.modelView(n.s) + v.trail(n.i), Path: n.path}
 	}
+	// What is wrong with the event whatever the model's state (its action,
+	// its parameters, a message no event sent, a post-state with no model
+	// counterpart) fails it in every order: the search stops there.
+	fatal := func(what string) *Failure {
+		v.fatal = fail(what, "")
+		return v.fatal
+	}
 	a, err := actionOf(v.cfg, e)
 	if err != nil {
-		return n, fail("unmappable: "+err.Error(), "")
+		return n, fatal("unmappable: " + err.Error())
 	}
 	next := n
 	next.i++
@@ -875,12 +943,18 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 	k := v.proposalApplied(n.i)
 	stale, err := v.staleRequest(n, e, a)
 	if err != nil {
-		return n, fail(err.Error(), "")
+		return n, fatal(err.Error())
 	}
 	stale = stale || asStale
 	switch {
 	case stale:
-		if t, changed := v.staleEffect(n.s, e, a); changed {
+		if a.Kind == model.HandleFetch {
+			next.staleReads = append(slices.Clone(n.staleReads), e.Received)
+		}
+		if a.Kind == model.HandleAlterPartition || a.Kind == model.HandleAlterPartitionResponse {
+			next.apRetry++
+			next = next.note("event %d: a retried AlterPartition's duplicate, a stutter", n.i)
+		} else if t, changed := v.staleEffect(n.s, n.i, e, a); changed {
 			next.s = t
 			next.staleEffect++
 			next = next.note("event %d: stale, with its effect on the leader", n.i)
@@ -916,12 +990,23 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 		}
 		return next, nil
 	}
+	if a.Kind == model.HandleAlterPartition {
+		// The controller's: no broker's state changed (the leader's post-
+		// state at its HandleAlterPartitionResponse shows the decision).
+		return next, nil
+	}
 	got, err := postLocal(v.cfg, e.Post)
 	if err != nil {
-		return n, fail("unmappable post-state: "+err.Error(), "")
+		return n, fatal("unmappable post-state: " + err.Error())
+	}
+	if !v.cfg.Rel().AsyncIsr {
+		// The synchronous releases' ISR change is one spec step; the
+		// implementation's proposal in flight is the proposals' business
+		// (see proposal), not a spec variable.
+		got.PendingIsr = nil
 	}
 	if err := v.translate(&got); err != nil {
-		return n, fail(err.Error(), "")
+		return n, fatal(err.Error())
 	}
 	idx := int(e.Broker) - 1
 	want := refine.LocalOf(&next.s, idx)
@@ -1001,9 +1086,16 @@ func (v *validator) translate(l *refine.Local) error {
 // per replica, with what is in flight.
 func (v *validator) modelView(s model.State) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the model before it: ctrl %s e%d isr%v\n", s.CtrlLeader, s.CtrlEpoch, s.CtrlIsr)
+	fmt.Fprintf(&b, "the model before it: ctrl %s e%d isr%v partition epoch %d\n", s.CtrlLeader, s.CtrlEpoch, s.CtrlIsr, s.CtrlPartitionEpoch)
 	for r, name := range v.cfg.Replicas {
-		fmt.Fprintf(&b, "  %-4s %s\n", name, trace.ReplicaLine(v.cfg, &s, r))
+		fmt.Fprintf(&b, "  %-4s %s", name, trace.ReplicaLine(v.cfg, &s, r))
+		if s.Role[r] == model.Leader && v.cfg.Rel().AsyncIsr {
+			fmt.Fprintf(&b, " | partition epoch %d pending{%v}", s.PartitionEpoch[r], s.PendingIsr[r])
+		}
+		if m := s.AlterPartition[r]; m.Type != model.MsgNone {
+			fmt.Fprintf(&b, " | alterPartition %s", m)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package freerun
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -58,7 +59,9 @@ func ackCases(t *testing.T, rec Recording) {
 // bridge), which carries its search beyond the tampered event, so that it
 // reports a later event as the furthest it got. (An event late in the run
 // would do too, but the search backtracks through every earlier choice
-// before it gives up: seconds, where this takes milliseconds.)
+// before it gives up on a post-state or an enabling condition: seconds,
+// where this takes milliseconds. An unknown action or parameter stops the
+// search at once: no order maps it.)
 func tamperCases(t *testing.T, rec Recording) {
 	t.Helper()
 	quiet := func(i int) bool {
@@ -80,6 +83,7 @@ func tamperCases(t *testing.T, rec Recording) {
 	}
 	fetchResponse, checkpoint := find(model.HandleFetchResponse.String()), find(model.CheckpointHW.String())
 	sendFetch, handleFetch := find(model.SendFetch.String()), find(model.HandleFetch.String())
+	update := find(model.UpdateFollowerFetchState.String())
 	tamper := func(name, want string, f func(evs []cluster.Event)) {
 		t.Run(name, func(t *testing.T) {
 			bad := rec
@@ -105,6 +109,17 @@ func tamperCases(t *testing.T, rec Recording) {
 	})
 	tamper("no such broker", "broker 9 plays no replica", func(evs []cluster.Event) {
 		evs[handleFetch].Params = map[string]int64{"l": 9, "f": evs[handleFetch].Params["f"]}
+	})
+	// The leader's update of its view of the follower is a step of its own
+	// (the spec's UpdateFollowerFetchState), its post-state checked like
+	// any other; and it must complete a request some event sent.
+	tamper("update's view", "post-state differs", func(evs []cluster.Event) {
+		views := maps.Clone(evs[update].Post.FollowerLEO)
+		views[int32(evs[update].Params["f"])] += 3
+		evs[update].Post.FollowerLEO = views
+	})
+	tamper("update of no request", "which no recorded event sent", func(evs []cluster.Event) {
+		evs[update].Received = 1 << 40
 	})
 	// The broker that sent a fetch is up: it cannot restart.
 	b := rec.Events[sendFetch].Broker
