@@ -115,6 +115,9 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	writeMutantTable(stdout, results, *markdown)
+	if !*markdown {
+		writeFirstCatches(stdout, results, root)
+	}
 	ran := "every check"
 	if run != nil {
 		names := make([]string, len(run))
@@ -136,6 +139,19 @@ func countCaught(rs []mutants.Result) int {
 		}
 	}
 	return n
+}
+
+// writeFirstCatches writes, per mutant, where its first catch happened and
+// what the check reported: which trace to open to see the bug (paths
+// relative to the repository root).
+func writeFirstCatches(w io.Writer, rs []mutants.Result, root string) {
+	fmt.Fprintln(w)
+	for _, r := range rs {
+		if d, ok := r.First(); ok {
+			where := strings.ReplaceAll(d.Where, root+string(filepath.Separator), "")
+			fmt.Fprintf(w, "%s: %s, length %d, %s: %s\n", r.Mutant, d.Check, d.Length, where, d.Detail)
+		}
+	}
 }
 
 // writeMutantTable writes one row per mutant: the first catch (shortest

@@ -228,6 +228,12 @@ func replayDir(dir string, mod func(*cluster.Config)) Detection {
 	if err != nil {
 		return Detection{Err: err}
 	}
+	return replayFiles(files, mod)
+}
+
+// replayFiles replays every case of the given trace files with the mutant;
+// the first mismatch on the implementation's side catches it.
+func replayFiles(files []string, mod func(*cluster.Config)) Detection {
 	for _, f := range files {
 		cases, err := refine.Load(f)
 		if err != nil {
