@@ -71,8 +71,9 @@ const (
 	// MutantFetchHWAfterUpdate: a follower's fetch is answered with the
 	// leader's HW from after updateFollowerFetchState moved it, as if the
 	// read and the update were one atomic step. Kafka reads the records
-	// and the HW under the partition lock first (Partition.fetchRecords /
-	// readRecords, LogReadInfo's highWatermark) and updates the follower's
+	// and the HW under the partition lock first (Partition.fetchRecords ->
+	// readRecords' initialHighWatermark; 2.1: ReplicaManager.readFromLocalLog)
+	// and updates the follower's
 	// state afterwards, so the response carries the HW from before: a
 	// follower's HW lags one fetch more.
 	MutantFetchHWAfterUpdate Mutant = "fetch-hw-after-update"
@@ -100,7 +101,10 @@ const (
 	// getOffsetTruncationState; 0.11.0's ReplicaFetcherThread.maybeTruncate
 	// used the HW). In the truncation phase the fetch offset is the HW
 	// (makeFollowers adds the partition at its HW), so only a
-	// divergingEpoch answer (3.9) can tell the two apart.
+	// divergingEpoch answer (3.9) can tell the two apart, and a fenced 3.9
+	// leader never answers UNDEFINED (it holds its own epoch, at or above
+	// the follower's last fetched one): the hook is on that path alone,
+	// reached only by the unfenced ablation.
 	MutantUndefinedToHW Mutant = "undefined-to-hw"
 	// MutantRestartOnEpochBump: before 2.1 a follower restarts its fetcher
 	// (0.10.2: truncates to its HW; 0.11: asks OffsetsForLeaderEpoch again)
