@@ -48,6 +48,44 @@ var known = []struct {
 	},
 	refuse: &model.Action{Kind: model.ExpandIsr, L: "r1", F: "r2"},
 }, {
+	file: "kip841-no-expand-of-dead-follower.itf.json",
+	note: "KIP-841 (Kafka 3.3+, here 3.9): a leader proposes only a live broker for the ISR (Partition.canAddReplicaToIsr -> " +
+		"isReplicaIsrEligible). r2 fetches m1 from r1 and fetches again from 1, so r1's view of r2 (1) reaches the " +
+		"HW, which passes m1; then r2 crashes and the controller fences it out of the ISR " +
+		"(ReplicationControlManager.handleBrokerFenced). r1's view of r2 is still at the HW, but r2 is dead: ExpandIsr(r1, r2) must be refused. The expand-dead-follower mutant proposes " +
+		"it; no scenario or random trace reached this refusal before.",
+	cfg: model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.DivergingEpoch, Fencing: true, Acks: "all",
+		MinInsyncReplicas: 1, MinIsrGatesHW: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1, MaxPartitionEpoch: 3},
+	actions: []model.Action{
+		{Kind: model.Elect, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
+		{Kind: model.Produce, L: "r1"},
+		{Kind: model.SendFetch, F: "r2"}, {Kind: model.HandleFetch, L: "r1", F: "r2"},
+		{Kind: model.UpdateFollowerFetchState, L: "r1", F: "r2"}, {Kind: model.HandleFetchResponse, F: "r2"},
+		{Kind: model.SendFetch, F: "r2"}, {Kind: model.HandleFetch, L: "r1", F: "r2"},
+		{Kind: model.UpdateFollowerFetchState, L: "r1", F: "r2"}, {Kind: model.HandleFetchResponse, F: "r2"},
+		{Kind: model.Crash, R: "r2", Keep: 1}, {Kind: model.HandleLeaderAndIsr, R: "r1"},
+	},
+	refuse: &model.Action{Kind: model.ExpandIsr, L: "r1", F: "r2"},
+}, {
+	file: "undefined-diverging-epoch-keeps-fetch-offset.itf.json",
+	note: "An UNDEFINED divergingEpoch end offset truncates to the fetch offset in 3.9 (AbstractFetcherThread." +
+		"getOffsetTruncationState: \"the initial fetch offset will be used for truncation\"), not to the HW as 0.11.0's " +
+		"ReplicaFetcherThread.maybeTruncate did. Reachable only without fencing (an ablation of 3.9): r1 leads epoch 1, r2 " +
+		"leads epoch 2 and writes m1 (HW 0), then follows r1 in epoch 3 while r1 has not yet heard of epochs 2 and 3. r2's " +
+		"fetch (offset 1, lastFetchedEpoch 2) reaches r1, still leading epoch 1 and not fenced: r1 knows no epoch at or " +
+		"above 2, so endOffsetFor(2) is UNDEFINED and it answers that divergence. r2 keeps m1 (truncates to its fetch " +
+		"offset 1); the undefined-to-hw mutant truncates to the HW, 0. With fencing r1 answers UNKNOWN_LEADER_EPOCH " +
+		"instead, and in 2.1's truncation phase the fetch offset is the HW, so no other trace tells the two rules apart.",
+	cfg: model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.DivergingEpoch, Fencing: false, Acks: "1",
+		MinInsyncReplicas: 1, MinIsrGatesHW: true, MaxRecords: 1, MaxEpoch: 3, MaxPartitionEpoch: 3},
+	actions: []model.Action{
+		{Kind: model.Elect, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r1"},
+		{Kind: model.Elect, R: "r2"}, {Kind: model.HandleLeaderAndIsr, R: "r2"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
+		{Kind: model.Produce, L: "r2"},
+		{Kind: model.Elect, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
+		{Kind: model.SendFetch, F: "r2"}, {Kind: model.HandleFetch, L: "r1", F: "r2"}, {Kind: model.HandleFetchResponse, F: "r2"},
+	},
+}, {
 	file: "nextid-after-leader-change-HighWatermark.itf.json",
 	note: "random trace (policy HighWatermark, seed 1), shrunk, rewritten from its actions for the spec of issues 10 and 11. " +
 		"It caught the implementation reusing a producer id after a leader change (nextId 1 where the model has 2): r2 leads " +

@@ -140,7 +140,7 @@ func (b *Broker) completeRead(r *servedRead) {
 	var expand []*Partition
 	// 3.7+ (KAFKA-15221) refuses the update of a fetch whose sender has
 	// restarted since (its broker epoch is stale).
-	stale := !b.rel.StaleFetchServed && b.fromDeadConnection(r.req.ReplicaID, r.req.Lamport)
+	stale := !b.staleFetchServed() && b.fromDeadConnection(r.req.ReplicaID, r.req.Lamport)
 	for i, part := range r.parts {
 		if !r.update[i] {
 			continue
@@ -153,6 +153,9 @@ func (b *Broker) completeRead(r *servedRead) {
 		if p.role == Leader && !stale {
 			p.updateFollowerFetchState(r.req.ReplicaID, part.FetchOffset, part.LogEndOffset, now)
 			p.maybeIncrementLeaderHW()
+			if p.b.mutant(MutantFetchHWAfterUpdate) { // mutant hook: the response carries the updated HW
+				r.parts[i].HighWatermark = p.hw
+			}
 			if !slices.Contains(p.isr, r.req.ReplicaID) && p.isFollowerInSync(r.req.ReplicaID) && (!b.cfg.Stepped || b.cfg.Simulated) {
 				expand = append(expand, p)
 			}
@@ -223,7 +226,7 @@ func (b *Broker) peerCrashed(peer int32) {
 	keep := b.reads.pending[:0]
 	for _, r := range b.reads.pending {
 		if r.req.ReplicaID == peer {
-			if !b.rel.StaleFetchServed {
+			if !b.staleFetchServed() {
 				continue
 			}
 			r.orphan = true

@@ -30,7 +30,7 @@ func (b *Broker) handle(m netsim.Message) {
 		// without broker epochs in Fetch still serve and count it (the
 		// KIP-903 case; its response goes nowhere); 3.7+ rejects it
 		// (KAFKA-15221's stale broker epoch).
-		if req.ReplicaID != protocol.ConsumerReplicaID && b.fromDeadConnection(req.ReplicaID, req.Lamport) && !b.rel.StaleFetchServed {
+		if req.ReplicaID != protocol.ConsumerReplicaID && b.fromDeadConnection(req.ReplicaID, req.Lamport) && !b.staleFetchServed() {
 			return
 		}
 	case protocol.OffsetsForLeaderEpochRequest:
@@ -93,7 +93,7 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 		switch {
 		case newer && st.Leader == me:
 			err = p.makeLeader(st, b.now())
-		case newer && b.brokerAlive(st.Leader):
+		case newer && (b.brokerAlive(st.Leader) || b.mutant(MutantFollowDeadLeader)): // mutant hook: a dead leader is followed
 			restart, err = p.makeFollower(st)
 		case st.LeaderEpoch == p.epoch && st.Leader == me && p.role == Leader && st.PartitionEpoch > p.partitionEpoch:
 			p.updateIsr(st)

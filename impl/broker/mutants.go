@@ -68,6 +68,64 @@ const (
 	// MutantStalePartitionEpoch: the controller accepts an AlterPartition
 	// whose partition epoch is stale, as if it were current.
 	MutantStalePartitionEpoch Mutant = "stale-partition-epoch"
+	// MutantFetchHWAfterUpdate: a follower's fetch is answered with the
+	// leader's HW from after updateFollowerFetchState moved it, as if the
+	// read and the update were one atomic step. Kafka reads the records
+	// and the HW under the partition lock first (Partition.fetchRecords ->
+	// readRecords' initialHighWatermark; 2.1: ReplicaManager.readFromLocalLog)
+	// and updates the follower's
+	// state afterwards, so the response carries the HW from before: a
+	// follower's HW lags one fetch more.
+	MutantFetchHWAfterUpdate Mutant = "fetch-hw-after-update"
+	// MutantReelectionFailsProduce: a leader re-elected without a break
+	// fails its waiting acks=all produce requests (NOT_LEADER_OR_FOLLOWER),
+	// as a new leader's would be. Kafka's DelayedProduce checks no leader
+	// epoch: they complete once the HW passes their records (the spec's
+	// produceEpoch keeps the re-elected leader's first epoch).
+	MutantReelectionFailsProduce Mutant = "reelection-fails-produce"
+	// MutantDropOrphanFetch: before 3.9 the leader drops a fetch whose
+	// sender crashed after sending it, instead of serving and counting it.
+	// Releases without a broker epoch in Fetch (KIP-903, 3.5; refused by a
+	// KRaft leader from 3.7, KAFKA-15221) cannot tell: ReplicaManager.
+	// fetchMessages serves it and updateFollowerFetchState takes its fetch
+	// offset as the follower's LEO.
+	MutantDropOrphanFetch Mutant = "drop-orphan-fetch"
+	// MutantExpandDeadFollower: the leader proposes a follower for the ISR
+	// that the controller considers dead (KIP-841 off). 3.9's
+	// Partition.canAddReplicaToIsr requires isReplicaIsrEligible: not
+	// fenced, not shutting down, the broker epoch of its fetch current.
+	MutantExpandDeadFollower Mutant = "expand-dead-follower"
+	// MutantUndefinedToHW: on an UNDEFINED_EPOCH_OFFSET answer the follower
+	// truncates to its HW, not to its fetch offset, in the releases that
+	// use the fetch offset (2.1, 3.9: AbstractFetcherThread.
+	// getOffsetTruncationState; 0.11.0's ReplicaFetcherThread.maybeTruncate
+	// used the HW). In the truncation phase the fetch offset is the HW
+	// (makeFollowers adds the partition at its HW), so only a
+	// divergingEpoch answer (3.9) can tell the two apart, and a fenced 3.9
+	// leader never answers UNDEFINED (it holds its own epoch, at or above
+	// the follower's last fetched one): the hook is on that path alone,
+	// reached only by the unfenced ablation.
+	MutantUndefinedToHW Mutant = "undefined-to-hw"
+	// MutantRestartOnEpochBump: before 2.1 a follower restarts its fetcher
+	// (0.10.2: truncates to its HW; 0.11: asks OffsetsForLeaderEpoch again)
+	// on a LeaderAndIsr that only bumps its leader's epoch. 0.10.2-2.0's
+	// Partition.makeFollower returns false when the leader is unchanged,
+	// and ReplicaManager.makeFollowers then leaves the fetcher alone
+	// (KAFKA-7164 changed this in 2.1).
+	MutantRestartOnEpochBump Mutant = "restart-on-epoch-bump"
+	// MutantLeaderEntryAtElection: under 0.11 a new leader writes its epoch
+	// into its epoch cache when it becomes leader, at its LEO (2.1's
+	// KAFKA-7415 rule). 0.11.0's leader assigns its epoch at its first
+	// append (Log.append -> leaderEpochCache.assign), so until then
+	// OffsetsForLeaderEpoch v0 answers from its older entries.
+	MutantLeaderEntryAtElection Mutant = "leader-entry-at-election"
+	// MutantFollowDeadLeader: a broker becomes the follower of a leader
+	// that has died since the controller named it. ReplicaManager.
+	// makeFollowers skips a partition whose leader the metadata cache does
+	// not list as alive ("cannot become follower since the new leader ...
+	// is unavailable"): the replica keeps its state, and the controller's
+	// next LeaderAndIsr names a live leader or none.
+	MutantFollowDeadLeader Mutant = "follow-dead-leader"
 )
 
 // The simulation's seeded bugs: what the deterministic simulation's checks
@@ -90,7 +148,15 @@ var SimMutants = []Mutant{MutantConsumerPastHW, MutantLagFromLastFetch}
 var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, MutantHWOverAllReplicas,
 	MutantFollowerHWNotClamped, MutantCacheNotTruncated, MutantStaleLeaderAndIsr, MutantNoViewReset,
 	MutantAckOnAppend, MutantNoEpochStartCheck, MutantReelectionViewReset, MutantUpdateDivergingFetchState,
-	MutantIgnoreDivergingEpoch, MutantHWOverCommittedIsr, MutantStalePartitionEpoch}
+	MutantIgnoreDivergingEpoch, MutantHWOverCommittedIsr, MutantStalePartitionEpoch, MutantFetchHWAfterUpdate,
+	MutantReelectionFailsProduce, MutantDropOrphanFetch, MutantExpandDeadFollower, MutantUndefinedToHW,
+	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantFollowDeadLeader}
+
+// staleFetchServed is the release's StaleFetchServed, unless the
+// drop-orphan-fetch mutant is on.
+func (b *Broker) staleFetchServed() bool {
+	return b.rel.StaleFetchServed && !b.mutant(MutantDropOrphanFetch) // mutant hook: an orphan fetch is dropped
+}
 
 // mutant reports whether m is enabled (Config.Mutants).
 func (b *Broker) mutant(m Mutant) bool {

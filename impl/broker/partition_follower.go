@@ -29,6 +29,9 @@ import (
 func (p *Partition) makeFollower(st protocol.LeaderAndIsrPartition) (restart bool, err error) {
 	rel := p.b.rel
 	restart = rel.RestartFetcherOn == release.EpochChange || p.leader != st.Leader
+	if p.b.mutant(MutantRestartOnEpochBump) { // mutant hook: a same-leader epoch bump restarts the fetcher
+		restart = true
+	}
 	p.role = Follower
 	p.produceEpoch = -1
 	p.epoch = st.LeaderEpoch
@@ -144,6 +147,9 @@ func (p *Partition) applyFetchResponse(from int32, corr uint64, r protocol.Fetch
 			fetcher.EpochEndOffset{LeaderEpoch: r.DivergingEpoch, EndOffset: r.DivergingEndOffset})
 		if err != nil {
 			return false, fmt.Errorf("broker %d: %s: %w", p.b.cfg.BrokerID, p.tp, err)
+		}
+		if r.DivergingEndOffset == storage.UndefinedEpochOffset && p.b.mutant(MutantUndefinedToHW) { // mutant hook: UNDEFINED truncates to the HW
+			to = p.hw
 		}
 		return true, p.truncateTo(to)
 	case r.Error == protocol.None:

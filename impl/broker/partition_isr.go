@@ -48,7 +48,7 @@ func (p *Partition) isFollowerInSync(f int32) bool {
 	if !ok || rr.leo < p.hw {
 		return false
 	}
-	if rel.ExpandLiveOnly && !p.b.brokerAlive(f) {
+	if rel.ExpandLiveOnly && !p.b.brokerAlive(f) && !p.b.mutant(MutantExpandDeadFollower) { // mutant hook: no KIP-841 check
 		return false
 	}
 	if p.b.mutant(MutantNoEpochStartCheck) { // mutant hook: no KAFKA-7128 check

@@ -26,7 +26,11 @@ import (
 // uninterrupted leadership are acknowledged once the HW passes them.
 func (p *Partition) makeLeader(st protocol.LeaderAndIsrPartition, now time.Time) error {
 	leo := p.leo()
-	if p.b.rel.LeaderEntry == release.BecomeLeader {
+	atElection := p.b.rel.LeaderEntry == release.BecomeLeader
+	if p.b.rel.LeaderEntry == release.FirstAppend && p.b.mutant(MutantLeaderEntryAtElection) { // mutant hook: 0.11's entry written at makeLeader
+		atElection = true
+	}
+	if atElection {
 		if err := p.log.AssignEpochStartOffset(st.LeaderEpoch, leo); err != nil {
 			return fmt.Errorf("broker %d: %s: assign epoch %d at %d: %w", p.b.cfg.BrokerID, p.tp, st.LeaderEpoch, leo, err)
 		}
@@ -54,7 +58,7 @@ func (p *Partition) makeLeader(st protocol.LeaderAndIsrPartition, now time.Time)
 	}
 	p.leaderEpochStartOffset = leo
 	p.fetchState = FetchNone
-	if isNewLeader {
+	if isNewLeader || p.b.mutant(MutantReelectionFailsProduce) { // mutant hook: a re-elected leader fails its waiting acks=all
 		// Nothing can be waiting (a follower's requests were answered when
 		// it became one), but a new leadership owes nothing to any before.
 		p.failDelayedProduce(protocol.NotLeaderOrFollower)

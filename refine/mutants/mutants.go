@@ -41,6 +41,52 @@ const (
 // Checks lists the checks in the order they run and reports show them.
 var Checks = []Check{TLCReplay, ScenarioReplay, RegressionReplay, Random, FreeRun, Invariant}
 
+// shortNames are the checks' names on a command line (hwepoch mutants
+// -checks), in Checks' order.
+var shortNames = map[Check]string{TLCReplay: "tlc", ScenarioReplay: "scenario", RegressionReplay: "regression",
+	Random: "random", FreeRun: "free", Invariant: "invariant"}
+
+// ShortName is c's name on a command line.
+func (c Check) ShortName() string { return shortNames[c] }
+
+// ParseChecks reads a comma-separated list of checks by their short names
+// (tlc, scenario, regression, random, free, invariant) and returns them in
+// Checks' order, each once. An unknown or empty name is an error.
+func ParseChecks(s string) ([]Check, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("give at least one check (known: " + strings.Join(ShortNames(), ", ") + ")")
+	}
+	want := map[Check]bool{}
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		found := false
+		for c, short := range shortNames {
+			if name == short {
+				want[c], found = true, true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown check %q (known: %s)", name, strings.Join(ShortNames(), ", "))
+		}
+	}
+	var out []Check
+	for _, c := range Checks {
+		if want[c] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// ShortNames lists the checks' short names in Checks' order.
+func ShortNames() []string {
+	out := make([]string, len(Checks))
+	for i, c := range Checks {
+		out[i] = shortNames[c]
+	}
+	return out
+}
+
 // Budget sizes a run of the checks.
 type Budget struct {
 	TracesDir    string // traces/ (TLC's traces in tlc/, scenarios in scenarios/)
@@ -60,6 +106,18 @@ type Budget struct {
 	// FirstCatch stops a mutant's checks at the first that catches it (CI);
 	// otherwise every check runs, for the full table.
 	FirstCatch bool
+	// Checks are the checks to run, in Checks' order (nil: every check).
+	// A check left out is neither run on the baseline nor on a mutant, so
+	// a report says "not run" for it, never "not caught".
+	Checks []Check
+}
+
+// checks returns the checks b runs.
+func (b Budget) checks() []Check {
+	if b.Checks == nil {
+		return Checks
+	}
+	return b.Checks
 }
 
 // CI is the budget `go test` runs the mutation check with.
@@ -129,7 +187,7 @@ func Run(m broker.Mutant, b Budget, progress func(string)) Result {
 	if name == "" {
 		name = "baseline"
 	}
-	for _, c := range Checks {
+	for _, c := range b.checks() {
 		say("%s: %s", name, c)
 		start := time.Now()
 		var d Detection
@@ -170,6 +228,12 @@ func replayDir(dir string, mod func(*cluster.Config)) Detection {
 	if err != nil {
 		return Detection{Err: err}
 	}
+	return replayFiles(files, mod)
+}
+
+// replayFiles replays every case of the given trace files with the mutant;
+// the first mismatch on the implementation's side catches it.
+func replayFiles(files []string, mod func(*cluster.Config)) Detection {
 	for _, f := range files {
 		cases, err := refine.Load(f)
 		if err != nil {
@@ -193,7 +257,7 @@ func replayDir(dir string, mod func(*cluster.Config)) Detection {
 // invariantsOnly, only LeaderEpoch with fencing, clean elections and no
 // unflushed loss runs: the configuration that promises every invariant.
 func randomTraces(b Budget, mod func(*cluster.Config), invariantsOnly bool) Detection {
-	policies := []string{model.LeaderEpoch, model.HighWatermark, model.Kip101}
+	policies := []string{model.LeaderEpoch, model.HighWatermark, model.Kip101, model.DivergingEpoch}
 	opt := random.Options{Traces: b.RandomTraces, Cluster: mod, InvariantsOnly: invariantsOnly}
 	if invariantsOnly {
 		policies = policies[:1]
