@@ -57,6 +57,48 @@ func TestParseError(t *testing.T) {
 	}
 }
 
+// The distributed server's log: its banner gives the same version string
+// as tlc2.TLC's, and the workers are the worker threads that registered.
+func TestParseDistributedServer(t *testing.T) {
+	out := `TLC2 TLC Server Version 2026.12.01.105714
+TLC server at vm is ready (2026-12-01 13:57:40)
+Registration for worker at rmi://localhost:38961/0 completed (2026-12-01 13:57:46)
+Registration for worker at rmi://localhost:40643/0 completed (2026-12-01 13:57:48)
+Model checking completed. No error has been found.
+37186 states generated, 9101 distinct states found, 0 states left on queue.
+The depth of the complete state graph search is 32.
+# worker1| TLC Worker Version 2026.12.01.105714
+# worker1| Error: VM does not allow to get the UnicastRef port.
+`
+	r, err := Parse(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Result{Version: "TLC2 Version 2026.12.01.105714", Verdict: "holds", DistinctStates: 9101,
+		StatesGenerated: 37186, Depth: 32, Workers: 2}
+	if r != want {
+		t.Fatalf("got %+v, want %+v", r, want)
+	}
+}
+
+// The distributed server prints a worker's error trace without the error:
+// that is no verdict, and the error says so.
+func TestParseDistributedTraceWithoutProperty(t *testing.T) {
+	out := `TLC2 TLC Server Version x
+Error: The behavior up to this point is:
+State 1: <Initial predicate>
+
+State 2: <Crash(r2,0) line 796, col 5 to line 823, col 82 of module Replication>
+
+166 states generated, 77 distinct states found, 0 states left on queue.
+Finished in 10s at (2026-12-01 13:54:04)
+`
+	r, _ := Parse(strings.NewReader(out))
+	if r.Verdict != "error" || r.Property != "" || r.TraceLength != 2 || !strings.Contains(r.Error, "2-state error trace without saying what failed") {
+		t.Fatalf("got %+v", r)
+	}
+}
+
 func TestManifestMatches(t *testing.T) {
 	c := tlccfg.Entry{Name: "x", Expect: "violated", Property: "NoAckedLoss"}
 	if !Matches(c, Result{Verdict: "violated", Property: "NoAckedLoss"}) {

@@ -1,0 +1,375 @@
+package tlc
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Distributed asks for TLC's distributed mode (tlc2.tool.distributed): one
+// TLCServer process, which holds the state queue, the trace and the
+// fingerprint set, and Workers local TLCWorker processes that compute
+// successor states and reach the server over Java RMI. Workers on other
+// machines may join the same server (docs/tlc.md says how).
+type Distributed struct {
+	Workers int // local TLCWorker processes (at least 1)
+	Threads int // threads in each worker process (TLCWorker.threadCount)
+	// Host is the address the server's RMI objects advertise
+	// (java.rmi.server.hostname) and the local workers connect to; empty
+	// means 127.0.0.1, which only processes on this machine can reach.
+	Host string
+	// Port is the server's RMI registry port; 0 picks a free one.
+	Port int
+	// WorkerJVMArgs are extra JVM options of the local workers (-Xmx...).
+	WorkerJVMArgs []string
+}
+
+// remoteFPSetSource is the FPSet the server runs with; see its comment for
+// why the unpatched jar needs it.
+//
+//go:embed java/hwepoch/tlc/RemoteFPSet.java
+var remoteFPSetSource []byte
+
+const remoteFPSetClass = "hwepoch.tlc.RemoteFPSet"
+
+// rmiExports lets TLCWorker read its own RMI port, so the server's log
+// names each worker by host:port instead of "port 0" (JDK 17 closes
+// sun.rmi.* to reflection).
+var rmiExports = []string{"--add-exports", "java.rmi/sun.rmi.server=ALL-UNNAMED",
+	"--add-exports", "java.rmi/sun.rmi.transport=ALL-UNNAMED"}
+
+// Lines of TLC's distributed console output the supervisor acts on.
+const (
+	serverReadyPrefix = "TLC server at " // "TLC server at HOST is ready (...)"
+	serverReadySuffix = " is ready"
+	workerCompleted   = ", work completed at: " // TLCWorker.exit, called by the server at the end
+	workerServerDone  = "TLCServer has finished, exiting worker"
+)
+
+// compileRemoteFPSet compiles RemoteFPSet against jar into dir/classes and
+// returns that class directory.
+func compileRemoteFPSet(ctx context.Context, jar, dir string) (string, error) {
+	src := filepath.Join(dir, "src", "hwepoch", "tlc", "RemoteFPSet.java")
+	classes := filepath.Join(dir, "classes")
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(src, remoteFPSetSource, 0o644); err != nil {
+		return "", err
+	}
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		return "", fmt.Errorf("TLC's distributed mode needs javac (a JDK, 17 or newer) to compile hwepoch's %s for the server: %w", remoteFPSetClass, err)
+	}
+	out, err := exec.CommandContext(ctx, javac, "-nowarn", "-cp", jar, "-d", classes, src).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("compiling %s against %s: %v\n%s", remoteFPSetClass, jar, err, out)
+	}
+	return classes, nil
+}
+
+// freePort asks the kernel for a free TCP port. Another process may take
+// it before the server binds it; the server then fails to start, saying
+// "Port already in use", and no worker is started.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ServerArgs is the java command line (without "java") of a TLCServer
+// checking module under config in the working directory, with the
+// RemoteFPSet classes in shim.
+func ServerArgs(jar, shim, host string, port int, config, module string) []string {
+	return []string{"-XX:+UseParallelGC",
+		"-Dtlc2.tool.distributed.TLCServer.port=" + strconv.Itoa(port),
+		"-Djava.rmi.server.hostname=" + host,
+		"-Dtlc2.tool.fp.FPSet.impl=" + remoteFPSetClass,
+		"-Djava.io.tmpdir=tmp",
+		"-cp", jar + string(os.PathListSeparator) + shim,
+		"tlc2.tool.distributed.TLCServer", "-deadlock", "-fpbits", "0",
+		"-config", config, module + ".tla"}
+}
+
+// WorkerArgs is the java command line (without "java") of a TLCWorker with
+// threads threads that advertises itself as self and connects to the
+// server at server:port. Workers need only the jar.
+func WorkerArgs(jar, self, server string, port, threads int, jvm []string) []string {
+	args := append([]string{}, rmiExports...)
+	args = append(args, "-XX:+UseParallelGC",
+		"-Dtlc2.tool.distributed.TLCServer.port="+strconv.Itoa(port),
+		"-Djava.rmi.server.hostname="+self,
+		"-Dtlc2.tool.distributed.TLCWorker.threadCount="+strconv.Itoa(threads),
+		"-Djava.io.tmpdir=tmp")
+	args = append(args, jvm...)
+	return append(args, "-cp", jar, "tlc2.tool.distributed.TLCWorker", server)
+}
+
+// lineSink collects a process's output line by line, echoing the lines
+// echo selects to progress with a prefix. exec.Cmd calls Write from one
+// goroutine at a time when Stdout and Stderr are the same sink.
+type lineSink struct {
+	mu       sync.Mutex
+	buf      bytes.Buffer // whole lines
+	partial  []byte
+	prefix   string
+	progress io.Writer
+	echo     func(string) bool
+	onLine   func(string)
+}
+
+func (s *lineSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.partial = append(s.partial, p...)
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			break
+		}
+		s.line(string(s.partial[:i]))
+		s.partial = s.partial[i+1:]
+	}
+	return len(p), nil
+}
+
+func (s *lineSink) line(l string) {
+	s.buf.WriteString(l)
+	s.buf.WriteByte('\n')
+	if s.progress != nil && s.echo != nil && s.echo(l) {
+		fmt.Fprintf(s.progress, "  [%s] %s\n", s.prefix, l)
+	}
+	if s.onLine != nil {
+		s.onLine(l)
+	}
+}
+
+// text returns the lines so far, an unterminated last line included.
+func (s *lineSink) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.buf.String()
+	if len(s.partial) > 0 {
+		t += string(s.partial) + "\n"
+	}
+	return t
+}
+
+type proc struct {
+	name   string
+	cmd    *exec.Cmd
+	out    *lineSink
+	err    error // from Wait
+	exited bool  // Wait returned (read and written by the supervisor only)
+}
+
+type exited struct {
+	i   int // -1: the server
+	err error
+}
+
+// runDistributed runs TLC's server and the local workers in work, appends
+// the server's console output and then each worker's (each line prefixed
+// "# workerN| ") to log, and returns a non-empty failure when a worker
+// died before TLC finished (the server is then stopped: its verdict would
+// rest on a run the user did not ask for).
+func (r Run) runDistributed(ctx context.Context, work, module, head string, log *bytes.Buffer) (failure string, err error) {
+	d := r.Distributed
+	host := d.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	port := d.Port
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return "", fmt.Errorf("finding a free port for TLC's RMI registry: %w", err)
+		}
+	}
+	shim, err := compileRemoteFPSet(ctx, r.Jar, filepath.Join(work, "hwepoch-shim"))
+	if err != nil {
+		return "", err
+	}
+	for _, dir := range []string{"tmp", "server"} {
+		if err := os.MkdirAll(filepath.Join(work, dir), 0o755); err != nil {
+			return "", err
+		}
+	}
+	name := r.OutName
+	if name == "" {
+		name = r.Config
+	}
+
+	ready := make(chan struct{})
+	var readyOnce sync.Once
+	serverArgs := ServerArgs(r.Jar, shim, host, port, "run.cfg", module)
+	fmt.Fprintf(log, "# hwepoch tlc -distributed %d: server: java %s\n%s", d.Workers, strings.Join(serverArgs, " "), head)
+	server := &proc{name: "server", cmd: exec.CommandContext(ctx, "java", serverArgs...),
+		out: &lineSink{prefix: name, progress: r.Progress, echo: func(l string) bool {
+			return strings.HasPrefix(l, "Progress(") || strings.HasPrefix(l, "Error:") ||
+				strings.HasPrefix(l, "Registration for worker") || strings.HasPrefix(l, "TLC worker ") ||
+				strings.HasPrefix(l, serverReadyPrefix)
+		}, onLine: func(l string) {
+			if strings.HasPrefix(l, serverReadyPrefix) && strings.Contains(l, serverReadySuffix) {
+				readyOnce.Do(func() { close(ready) })
+			}
+		}}}
+	server.cmd.Dir = work
+	server.cmd.Stdout, server.cmd.Stderr = server.out, server.out
+	if err := server.cmd.Start(); err != nil {
+		return "", fmt.Errorf("starting java (is a JDK installed?): %w", err)
+	}
+	done := make(chan exited, d.Workers+1)
+	go func() { done <- exited{-1, server.cmd.Wait()} }()
+
+	var workers []*proc
+	running := 0
+	serverExited := false
+	// The server computes the initial states before it lets workers in; it
+	// may also finish right there (a violated initial state).
+	select {
+	case <-ready:
+	case e := <-done:
+		server.err, serverExited = e.err, true
+	case <-ctx.Done():
+	}
+	if !serverExited && ctx.Err() == nil {
+		for i := 1; i <= d.Workers; i++ {
+			dir := filepath.Join(work, fmt.Sprintf("worker%d", i))
+			if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
+				server.cmd.Process.Kill()
+				<-done
+				return "", err
+			}
+			args := WorkerArgs(r.Jar, host, host, port, max(1, d.Threads), d.WorkerJVMArgs)
+			w := &proc{name: fmt.Sprintf("worker%d", i), cmd: exec.CommandContext(ctx, "java", args...),
+				out: &lineSink{prefix: fmt.Sprintf("%s worker%d", name, i), progress: r.Progress,
+					echo: func(l string) bool { return strings.HasPrefix(l, "Error:") }}}
+			w.cmd.Dir = dir
+			w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
+			if err := w.cmd.Start(); err != nil {
+				failure = fmt.Sprintf("worker %d did not start: %v", i, err)
+				break
+			}
+			workers = append(workers, w)
+			running++
+			go func(i int) { done <- exited{i, w.cmd.Wait()} }(len(workers) - 1)
+			if r.Progress != nil {
+				fmt.Fprintf(r.Progress, "  [%s] started worker %d (pid %d, %d threads) for the TLC server at %s:%d\n",
+					name, i, w.cmd.Process.Pid, max(1, d.Threads), host, port)
+			}
+		}
+	}
+
+	// Supervise: the run ends when the server exits; a worker that exits
+	// before the server asked it to is a death.
+	for !serverExited && failure == "" && ctx.Err() == nil {
+		select {
+		case e := <-done:
+			if e.i < 0 {
+				server.err, serverExited = e.err, true
+				break
+			}
+			w := workers[e.i]
+			w.err, w.exited = e.err, true
+			running--
+			out := w.out.text()
+			if strings.Contains(out, workerCompleted) || strings.Contains(out, workerServerDone) {
+				continue // the server is finishing and let it go
+			}
+			failure = fmt.Sprintf("TLC worker %d (pid %d) exited before TLC finished (%s): %s",
+				e.i+1, w.cmd.Process.Pid, exitStatus(w.err), lastLines(out, 3))
+		case <-ctx.Done():
+		}
+	}
+	if failure != "" && r.Progress != nil {
+		fmt.Fprintf(r.Progress, "  [%s] %s; stopping the TLC server\n", name, failure)
+	}
+	// Stop whatever still runs: on a failure or a timeout everything at
+	// once; after the server's own exit, workers get a grace period to
+	// leave (the server tells them to).
+	kill := func() {
+		if !serverExited {
+			server.cmd.Process.Kill()
+		}
+		for _, w := range workers {
+			if !w.exited {
+				w.cmd.Process.Kill()
+			}
+		}
+	}
+	var grace <-chan time.Time
+	if serverExited && failure == "" {
+		grace = time.After(15 * time.Second)
+	} else {
+		kill()
+	}
+	for !serverExited || running > 0 {
+		select {
+		case e := <-done:
+			if e.i < 0 {
+				server.err, serverExited = e.err, true
+			} else {
+				workers[e.i].err, workers[e.i].exited = e.err, true
+				running--
+			}
+		case <-grace:
+			kill()
+			grace = nil
+		}
+	}
+
+	log.WriteString(server.out.text())
+	for i, w := range workers {
+		fmt.Fprintf(log, "# worker%d (pid %d, %s): java %s\n", i+1, w.cmd.Process.Pid, exitStatus(w.err),
+			strings.Join(w.cmd.Args[1:], " "))
+		for _, l := range strings.Split(strings.TrimSuffix(w.out.text(), "\n"), "\n") {
+			fmt.Fprintf(log, "# worker%d| %s\n", i+1, l)
+		}
+	}
+	if failure != "" {
+		fmt.Fprintf(log, "# hwepoch tlc: %s; the server was stopped\n", failure)
+	}
+	return failure, nil
+}
+
+func exitStatus(err error) string {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "exit status 0"
+	case errors.As(err, &ee):
+		return ee.ProcessState.String()
+	}
+	return err.Error()
+}
+
+// lastLines is the last n non-empty lines of out joined by " | ".
+func lastLines(out string, n int) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.TrimSpace(l) != "" {
+			keep = append(keep, strings.TrimSpace(l))
+		}
+	}
+	if len(keep) > n {
+		keep = keep[len(keep)-n:]
+	}
+	if len(keep) == 0 {
+		return "no output"
+	}
+	return strings.Join(keep, " | ")
+}
