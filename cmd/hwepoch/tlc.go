@@ -200,7 +200,9 @@ flags:`)
 				rec.WorkerProcesses = j.dist.Workers
 			}
 			runs.Put(rec)
-			runs.TLCVersion = res.Version
+			if j.dist == nil { // the server's banner lacks tlc2.TLC's "(rev: ...)"
+				runs.TLCVersion = res.Version
+			}
 			runs.SpecSHA256 = specHash
 			if err := runs.Write(*outDir); err != nil {
 				fmt.Fprintln(stderr, "hwepoch tlc:", err)

@@ -53,6 +53,7 @@ const behaviorHeader = "Error: The behavior up to this point is"
 func Parse(r io.Reader) (Result, error) {
 	var res Result
 	completed, behavior := false, false
+	exception := "" // "The exception was a ..." and its message line
 	registered := 0
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
@@ -98,6 +99,10 @@ func Parse(r io.Reader) (Result, error) {
 			}
 		case reCompleted.MatchString(line):
 			completed = true
+		case strings.HasPrefix(line, "The exception was a ") && exception == "":
+			exception = strings.TrimPrefix(line, "The exception was a ")
+		case exception != "" && strings.HasPrefix(line, ": ") && !strings.Contains(exception, ": "):
+			exception += strings.TrimRight(line, " ")
 		case reError.MatchString(line) && res.Error == "":
 			res.Error = reError.FindStringSubmatch(line)[1]
 		}
@@ -129,6 +134,9 @@ func Parse(r io.Reader) (Result, error) {
 			// WorkerException's message): a violated invariant and an
 			// evaluation error look alike.
 			res.Error = fmt.Sprintf("TLC printed a %d-state error trace without saying what failed (TLC's distributed mode does not print a worker's error message)", res.TraceLength)
+		}
+		if strings.HasPrefix(res.Error, "TLC threw an unexpected exception") && exception != "" {
+			res.Error += " " + exception // the exception says what happened
 		}
 		if res.Error == "" {
 			res.Error = "TLC neither completed nor reported a violation (killed, out of memory, or a timeout?)"

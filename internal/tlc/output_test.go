@@ -51,6 +51,16 @@ func TestParseError(t *testing.T) {
 	if r.Verdict != "error" || !strings.Contains(r.Error, "unexpected exception") {
 		t.Fatalf("got %+v", r)
 	}
+	r, _ = Parse(strings.NewReader(`Error: TLC threw an unexpected exception.
+This was probably caused by an error in the spec or model.
+See the User Output or TLC Console for clues to what happened.
+The exception was a java.rmi.server.ExportException
+: Port already in use: 11555; nested exception is: 
+	java.net.BindException: Address already in use
+`))
+	if want := "TLC threw an unexpected exception. java.rmi.server.ExportException: Port already in use: 11555; nested exception is:"; r.Verdict != "error" || r.Error != want {
+		t.Fatalf("got %+v, want the error %q", r, want)
+	}
 	r, _ = Parse(strings.NewReader(""))
 	if r.Verdict != "error" || r.Error == "" {
 		t.Fatalf("an empty output must be an error with a reason, got %+v", r)
