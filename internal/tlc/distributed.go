@@ -3,10 +3,11 @@ package tlc
 import (
 	"bytes"
 	"context"
-	_ "embed"
+	"embed"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -35,13 +36,18 @@ type Distributed struct {
 	WorkerJVMArgs []string
 }
 
-// remoteFPSetSource is the FPSet the server runs with; see its comment for
-// why the unpatched jar needs it.
+// shimSources are hwepoch's Java classes for TLC's distributed mode:
+// RemoteFPSet, the FPSet the server runs with (its comment says why the
+// unpatched jar needs it), and BoundMain, which binds RMI's sockets to one
+// address. They are compiled against the jar at run time.
 //
-//go:embed java/hwepoch/tlc/RemoteFPSet.java
-var remoteFPSetSource []byte
+//go:embed java/hwepoch/tlc/RemoteFPSet.java java/hwepoch/tlc/BoundMain.java
+var shimSources embed.FS
 
-const remoteFPSetClass = "hwepoch.tlc.RemoteFPSet"
+const (
+	remoteFPSetClass = "hwepoch.tlc.RemoteFPSet"
+	boundMainClass   = "hwepoch.tlc.BoundMain"
+)
 
 // rmiExports lets TLCWorker read its own RMI port, so the server's log
 // names each worker by host:port instead of "port 0" (JDK 17 closes
@@ -57,24 +63,38 @@ const (
 	workerServerDone  = "TLCServer has finished, exiting worker"
 )
 
-// compileRemoteFPSet compiles RemoteFPSet against jar into dir/classes and
+// compileShim compiles shimSources against jar into dir/classes and
 // returns that class directory.
-func compileRemoteFPSet(ctx context.Context, jar, dir string) (string, error) {
-	src := filepath.Join(dir, "src", "hwepoch", "tlc", "RemoteFPSet.java")
+func compileShim(ctx context.Context, jar, dir string) (string, error) {
 	classes := filepath.Join(dir, "classes")
-	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(src, remoteFPSetSource, 0o644); err != nil {
+	var srcs []string
+	err := fs.WalkDir(shimSources, "java", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := shimSources.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, "src", filepath.FromSlash(strings.TrimPrefix(path, "java/")))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		srcs = append(srcs, dst)
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
 		return "", err
 	}
 	javac, err := exec.LookPath("javac")
 	if err != nil {
-		return "", fmt.Errorf("TLC's distributed mode needs javac (a JDK, 17 or newer) to compile hwepoch's %s for the server: %w", remoteFPSetClass, err)
+		return "", fmt.Errorf("TLC's distributed mode needs javac (a JDK, 17 or newer) to compile hwepoch's %s and %s: %w",
+			remoteFPSetClass, boundMainClass, err)
 	}
-	out, err := exec.CommandContext(ctx, javac, "-nowarn", "-cp", jar, "-d", classes, src).CombinedOutput()
+	args := append([]string{"-nowarn", "-cp", jar, "-d", classes}, srcs...)
+	out, err := exec.CommandContext(ctx, javac, args...).CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("compiling %s against %s: %v\n%s", remoteFPSetClass, jar, err, out)
+		return "", fmt.Errorf("compiling hwepoch's TLC classes against %s: %v\n%s", jar, err, out)
 	}
 	return classes, nil
 }
@@ -92,31 +112,34 @@ func freePort() (int, error) {
 }
 
 // ServerArgs is the java command line (without "java") of a TLCServer
-// checking module under config in the working directory, with the
-// RemoteFPSet classes in shim.
+// checking module under config in the working directory: RMI listens on
+// host only (BoundMain), the registry on port, and the fingerprint set is
+// RemoteFPSet; shim holds hwepoch's compiled classes.
 func ServerArgs(jar, shim, host string, port int, config, module string) []string {
 	return []string{"-XX:+UseParallelGC",
 		"-Dtlc2.tool.distributed.TLCServer.port=" + strconv.Itoa(port),
-		"-Djava.rmi.server.hostname=" + host,
+		"-Djava.rmi.server.hostname=" + host, "-Dhwepoch.rmi.bind=" + host,
 		"-Dtlc2.tool.fp.FPSet.impl=" + remoteFPSetClass,
 		"-Djava.io.tmpdir=tmp",
-		"-cp", jar + string(os.PathListSeparator) + shim,
+		"-cp", jar + string(os.PathListSeparator) + shim, boundMainClass,
 		"tlc2.tool.distributed.TLCServer", "-deadlock", "-fpbits", "0",
 		"-config", config, module + ".tla"}
 }
 
-// WorkerArgs is the java command line (without "java") of a TLCWorker with
-// threads threads that advertises itself as self and connects to the
-// server at server:port. Workers need only the jar.
-func WorkerArgs(jar, self, server string, port, threads int, jvm []string) []string {
+// WorkerArgs is the java command line (without "java") of a local
+// TLCWorker with threads threads, listening on and advertising host, and
+// connecting to the server at host:port. (A worker on another machine needs
+// only the jar: docs/tlc.md gives its command.)
+func WorkerArgs(jar, shim, host string, port, threads int, jvm []string) []string {
 	args := append([]string{}, rmiExports...)
 	args = append(args, "-XX:+UseParallelGC",
 		"-Dtlc2.tool.distributed.TLCServer.port="+strconv.Itoa(port),
-		"-Djava.rmi.server.hostname="+self,
+		"-Djava.rmi.server.hostname="+host, "-Dhwepoch.rmi.bind="+host,
 		"-Dtlc2.tool.distributed.TLCWorker.threadCount="+strconv.Itoa(threads),
 		"-Djava.io.tmpdir=tmp")
 	args = append(args, jvm...)
-	return append(args, "-cp", jar, "tlc2.tool.distributed.TLCWorker", server)
+	return append(args, "-cp", jar+string(os.PathListSeparator)+shim, boundMainClass,
+		"tlc2.tool.distributed.TLCWorker", host)
 }
 
 // lineSink collects a process's output line by line, echoing the lines
@@ -199,7 +222,7 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 			return "", fmt.Errorf("finding a free port for TLC's RMI registry: %w", err)
 		}
 	}
-	shim, err := compileRemoteFPSet(ctx, r.Jar, filepath.Join(work, "hwepoch-shim"))
+	shim, err := compileShim(ctx, r.Jar, filepath.Join(work, "hwepoch-shim"))
 	if err != nil {
 		return "", err
 	}
@@ -254,7 +277,7 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 				<-done
 				return "", err
 			}
-			args := WorkerArgs(r.Jar, host, host, port, max(1, d.Threads), d.WorkerJVMArgs)
+			args := WorkerArgs(r.Jar, shim, host, port, max(1, d.Threads), d.WorkerJVMArgs)
 			w := &proc{name: fmt.Sprintf("worker%d", i), cmd: exec.CommandContext(ctx, "java", args...),
 				out: &lineSink{prefix: fmt.Sprintf("%s worker%d", name, i), progress: r.Progress,
 					echo: func(l string) bool { return strings.HasPrefix(l, "Error:") }}}
