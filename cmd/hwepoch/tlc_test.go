@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
@@ -36,11 +37,12 @@ func TestTLCDistributedUsage(t *testing.T) {
 	}
 }
 
-// tinySpec is a copy of spec/ whose manifest lists one configuration,
-// "tiny": le-fenced-2.cfg with one record, one leader change and no crash
-// (9,101 distinct states on the releases' spec), small enough for TLC's
-// distributed mode on loopback in a test.
-func tinySpec(t *testing.T) string {
+// tinySpec is a copy of spec/ whose manifest lists "tiny": le-fenced-2.cfg
+// with one record, one leader change and no crash (9,101 distinct states
+// on the releases' spec), small enough for TLC's distributed mode on
+// loopback in a test; and the configurations named in also, as spec/ has
+// them.
+func tinySpec(t *testing.T, also ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	spec, err := os.ReadFile(filepath.Join("..", "..", "spec", "Replication.tla"))
@@ -59,14 +61,30 @@ func tinySpec(t *testing.T) string {
 		}
 		tiny = re.ReplaceAllString(tiny, "${1}"+v)
 	}
-	man := map[string]any{"spec": "Replication.tla", "configs": []map[string]any{{"name": "tiny",
+	files := map[string][]byte{"Replication.tla": spec, "tiny.cfg": []byte(tiny)}
+	configs := []any{map[string]any{"name": "tiny",
 		"policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds",
-		"about": "le-fenced-2 with MaxRecords = 1, MaxEpoch = 1, MaxCrashes = 0"}}}
-	b, err := json.Marshal(man)
+		"about": "le-fenced-2 with MaxRecords = 1, MaxEpoch = 1, MaxCrashes = 0"}}
+	real, err := tlccfg.LoadManifest(filepath.Join("..", "..", "spec"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, text := range map[string][]byte{"Replication.tla": spec, "tiny.cfg": []byte(tiny), "manifest.json": b} {
+	for _, name := range also {
+		e, ok := real.Lookup(name)
+		if !ok {
+			t.Fatalf("spec/manifest.json has no %s", name)
+		}
+		configs = append(configs, e)
+		if files[name+".cfg"], err = os.ReadFile(real.CfgPath(e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := json.Marshal(map[string]any{"spec": "Replication.tla", "configs": configs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["manifest.json"] = b
+	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), text, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -86,13 +104,14 @@ func needTLC(t *testing.T, javac bool) {
 
 // TLC's distributed mode, a server and two worker processes on loopback,
 // finds the verdict and the distinct states tlc2.TLC finds, and records the
-// run beside it in runs.json.
+// run beside it in runs.json; on a witness it names the violated property
+// (which only the worker's exception trace says) with the trace in the log.
 func TestTLCDistributedMatchesTLC(t *testing.T) {
 	needTLC(t, true)
-	spec, out := tinySpec(t), t.TempDir()
+	spec, out := tinySpec(t, "w-committed"), t.TempDir()
 	for _, args := range [][]string{
 		{"-spec", spec, "-out", out, "-workers", "1", "tiny"},
-		{"-spec", spec, "-out", out, "-workers", "1", "-distributed", "2", "tiny"},
+		{"-spec", spec, "-out", out, "-workers", "1", "-distributed", "2", "tiny", "w-committed"},
 	} {
 		var stdout, stderr strings.Builder
 		if code := runTLC(args, &stdout, &stderr); code != 0 {
@@ -124,11 +143,16 @@ func TestTLCDistributedMatchesTLC(t *testing.T) {
 		dist.SpecSHA256 != bfs.SpecSHA256 || dist.CfgSHA256 != bfs.CfgSHA256 {
 		t.Errorf("the two runs name different TLC versions or files: %+v vs %+v", dist, bfs)
 	}
+	w, ok := runs.Get("distributed/w-committed")
+	if !ok || w.Verdict != "violated" || w.Property != "NeverCommitted" || w.TraceLength == 0 || w.TraceJSON != "" {
+		t.Errorf("distributed/w-committed recorded as %+v; want NeverCommitted violated, a trace in the log and no trace file", w)
+	}
 	log, err := os.ReadFile(filepath.Join(out, dist.Log))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"tlc2.tool.distributed.TLCServer", "-Dtlc2.tool.fp.FPSet.impl=hwepoch.tlc.RemoteFPSet",
+		"-Dhwepoch.rmi.bind=127.0.0.1", "hwepoch.tlc.BoundMain tlc2.tool.distributed.TLCWorker 127.0.0.1",
 		"# worker1| ", "# worker2| ", "Model checking completed."} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("%s lacks %q", dist.Log, want)

@@ -135,6 +135,9 @@ func WorkerArgs(jar, shim, host string, port, threads int, jvm []string) []strin
 	args = append(args, "-XX:+UseParallelGC",
 		"-Dtlc2.tool.distributed.TLCServer.port="+strconv.Itoa(port),
 		"-Djava.rmi.server.hostname="+host, "-Dhwepoch.rmi.bind="+host,
+		// RMI prints the exceptions remote calls throw: the only place a
+		// worker's "Error: Invariant P is violated." appears.
+		"-Dsun.rmi.server.exceptionTrace=true",
 		"-Dtlc2.tool.distributed.TLCWorker.threadCount="+strconv.Itoa(threads),
 		"-Djava.io.tmpdir=tmp")
 	args = append(args, jvm...)
@@ -207,9 +210,9 @@ type exited struct {
 
 // runDistributed runs TLC's server and the local workers in work, appends
 // the server's console output and then each worker's (each line prefixed
-// "# workerN| ") to log, and returns a non-empty failure when a worker
-// died before TLC finished (the server is then stopped: its verdict would
-// rest on a run the user did not ask for).
+// "# workerN| ") to log: Parse reads the workers' errors there. It returns
+// a non-empty failure when a worker died before TLC finished (the server is
+// then stopped: its verdict would rest on a run the user did not ask for).
 func (r Run) runDistributed(ctx context.Context, work, module, head string, log *bytes.Buffer) (failure string, err error) {
 	d := r.Distributed
 	host := d.Host

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -41,6 +42,13 @@ var (
 	// thread that joined.
 	reServerVersion = regexp.MustCompile(`^TLC2 TLC Server Version (.*)$`)
 	reRegistered    = regexp.MustCompile(`^Registration for worker at \S+ completed`)
+	// A worker's error, in the worker sections hwepoch appends to a
+	// distributed run's log ("# workerN| ..."), as RMI's exception trace
+	// (sun.rmi.server.exceptionTrace) prints it: TLCApp.checkState's
+	// "Error: Invariant P is violated." (or Implied-action, Implied-init),
+	// or the message of an evaluation error.
+	reWorkerError     = regexp.MustCompile(`^# worker\d+\| .*\btlc2\.tool\.WorkerException: (.*)$`)
+	reWorkerViolation = regexp.MustCompile(`^Error: (?:Invariant|Implied-action|Implied-init) (\S+) is violated\.`)
 )
 
 // behaviorHeader starts the error trace TLC prints.
@@ -55,6 +63,7 @@ func Parse(r io.Reader) (Result, error) {
 	completed, behavior := false, false
 	exception := "" // "The exception was a ..." and its message line
 	registered := 0
+	var workerErrors []string // distinct, in order
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	// A count out of range is an error, not a silent 0 (the regular
@@ -80,6 +89,10 @@ func Parse(r io.Reader) (Result, error) {
 			res.Version = "TLC2 Version " + strings.TrimSpace(reServerVersion.FindStringSubmatch(line)[1])
 		case reRegistered.MatchString(line):
 			registered++
+		case reWorkerError.MatchString(line):
+			if e := strings.TrimSpace(reWorkerError.FindStringSubmatch(line)[1]); !slices.Contains(workerErrors, e) {
+				workerErrors = append(workerErrors, e)
+			}
 		case strings.HasPrefix(line, behaviorHeader):
 			behavior = true
 		case reViolated.MatchString(line):
@@ -118,6 +131,16 @@ func Parse(r io.Reader) (Result, error) {
 	}
 	if res.Workers == 0 {
 		res.Workers = registered
+	}
+	if res.Property == "" && !completed && behavior && res.TraceLength > 0 && len(workerErrors) > 0 {
+		// TLC's distributed server printed the trace of a worker's error
+		// but not the error; the worker's exception trace names it.
+		if m := reWorkerViolation.FindStringSubmatch(workerErrors[0]); m != nil && len(workerErrors) == 1 {
+			res.Property = m[1]
+		} else {
+			res.Error = fmt.Sprintf("TLC printed a %d-state error trace; the workers threw: %s", res.TraceLength,
+				strings.Join(workerErrors, "; "))
+		}
 	}
 	switch {
 	case res.Property != "":

@@ -109,6 +109,46 @@ Finished in 10s at (2026-12-01 13:54:04)
 	}
 }
 
+// The property of a distributed run's violation comes from the worker's
+// exception trace in the worker sections hwepoch appends to the log; an
+// evaluation error, or workers disagreeing, stays an error saying what
+// they threw.
+func TestParseDistributedWorkerError(t *testing.T) {
+	server := `TLC2 TLC Server Version x
+Error: The behavior up to this point is:
+State 1: <Initial predicate>
+
+State 2: <Crash(r2,0) line 796, col 5 to line 823, col 82 of module Replication>
+
+166 states generated, 77 distinct states found, 0 states left on queue.
+# worker1| Exception dispatching call to [469c2910:1a231ed7568:-7ffe, -2469342671628628166] in thread "RMI TCP Connection(2)-127.0.0.1" at Tue Dec 01 14:06:43 UTC 2026:
+`
+	for _, c := range []struct {
+		workers         string
+		verdict, prop   string
+		errorContaining string
+	}{
+		{"# worker1| tlc2.tool.WorkerException: Error: Invariant NeverCommitted is violated.\n" +
+			"# worker2| tlc2.tool.WorkerException: Error: Invariant NeverCommitted is violated.\n", "violated", "NeverCommitted", ""},
+		{"# worker1| tlc2.tool.WorkerException: Error: Implied-action NeverTruncates is violated.\n", "violated", "NeverTruncates", ""},
+		{"# worker1| tlc2.tool.WorkerException: Attempted to apply function to an argument not in its domain\n",
+			"error", "", "the workers threw: Attempted to apply function"},
+		{"# worker1| tlc2.tool.WorkerException: Error: Invariant NoDivergence is violated.\n" +
+			"# worker2| tlc2.tool.WorkerException: Error: Invariant NoAckedLoss is violated.\n",
+			"error", "", "Invariant NoDivergence is violated.; Error: Invariant NoAckedLoss"},
+		// Not in a worker section: not a worker's report.
+		{"tlc2.tool.WorkerException: Error: Invariant NeverCommitted is violated.\n", "error", "", "without saying what failed"},
+	} {
+		r, err := Parse(strings.NewReader(server + c.workers))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != c.verdict || r.Property != c.prop || r.TraceLength != 2 || !strings.Contains(r.Error, c.errorContaining) {
+			t.Errorf("workers %q: got %+v, want %s %q with an error containing %q", c.workers, r, c.verdict, c.prop, c.errorContaining)
+		}
+	}
+}
+
 func TestManifestMatches(t *testing.T) {
 	c := tlccfg.Entry{Name: "x", Expect: "violated", Property: "NoAckedLoss"}
 	if !Matches(c, Result{Verdict: "violated", Property: "NoAckedLoss"}) {
