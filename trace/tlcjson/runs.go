@@ -55,9 +55,10 @@ const (
 	// ModeDistributed is model checking by TLC's distributed mode
 	// (TLCServer and TLCWorker processes). Its verdict and distinct states
 	// are TLC's; its states generated and depth are not comparable with a
-	// breadth-first run's (workers count cache hits their own way, and the
-	// server reports the level of the last state it wrote, not the
-	// deepest), so it is not Exhaustive.
+	// breadth-first run's (workers count cache hits their own way; workers
+	// take blocks of the queue concurrently, so the search is not strictly
+	// breadth-first, and the server reports the level of the last state it
+	// wrote: 31 to 35 where tlc2.TLC says 34), so it is not Exhaustive.
 	ModeDistributed = "distributed"
 )
 
