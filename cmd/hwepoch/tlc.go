@@ -30,6 +30,7 @@ func runTLC(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "TLC worker threads (with -distributed: threads in each worker process)")
 	distributed := fs.Int("distributed", 0, "run TLC's distributed mode: a TLCServer and this many local TLCWorker processes (0: tlc2.TLC in one process)")
 	rmiHost := fs.String("rmi-host", "127.0.0.1", "with -distributed: the address the TLC server advertises and workers connect to (java.rmi.server.hostname)")
+	fpsets := fs.Int("fpsets", 0, "with -distributed: spread the fingerprint set over this many local FPSet server processes (0: in the server)")
 	port := fs.Int("port", 0, "with -distributed: the TLC server's RMI registry port (0: a free port; TLC's own default is 10997)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up on one configuration after this long")
 	simulate := fs.Int("simulate", 0, "instead of checking, export this many random behaviours of -sim-config from TLC's simulation mode")
@@ -51,7 +52,8 @@ every verdict is the expected one.
 
 With -distributed N it runs TLC's distributed mode instead: a TLCServer
 and N local TLCWorker processes over Java RMI (workers on other machines
-may join; see docs/tlc.md). It records under traces/tlc/distributed/ the
+may join; see docs/tlc.md); -fpsets K also moves the fingerprint set into
+K FPSet server processes. It records under traces/tlc/distributed/ the
 server's log (with each worker's output) and a runs.json entry
 "distributed/<config>" with mode "distributed": the verdict and distinct
 states are TLC's; states generated and depth are not comparable with
@@ -70,7 +72,8 @@ flags:`)
 		positive("depth"), noArgsWith("simulate"), noArgsWith("table"),
 		needs("depth", "simulate"), needs("seed", "simulate"), needs("sim-config", "simulate"),
 		between("distributed", 0, maxDistributedWorkers), between("port", 0, 65535),
-		needs("rmi-host", "distributed"), needs("port", "distributed"),
+		between("fpsets", 0, maxDistributedWorkers),
+		needs("rmi-host", "distributed"), needs("port", "distributed"), needs("fpsets", "distributed"),
 		excludes("distributed", "simulate", "table"), nonEmpty("rmi-host")); done {
 		return code
 	}
@@ -138,7 +141,7 @@ flags:`)
 			}
 			if *distributed > 0 {
 				jobs = append(jobs, job{name: "distributed/" + n, config: n, out: filepath.Join(*outDir, "distributed"),
-					dist: &tlc.Distributed{Workers: *distributed, Threads: *workers, Host: *rmiHost, Port: *port}})
+					dist: &tlc.Distributed{Workers: *distributed, Threads: *workers, Host: *rmiHost, Port: *port, FPSets: *fpsets}})
 				continue
 			}
 			jobs = append(jobs, job{name: n, config: n, out: *outDir})
@@ -197,7 +200,7 @@ flags:`)
 			}
 			if j.dist != nil {
 				rec.Mode = tlcjson.ModeDistributed
-				rec.WorkerProcesses = j.dist.Workers
+				rec.WorkerProcesses, rec.FPSetServers = j.dist.Workers, j.dist.FPSets
 			}
 			runs.Put(rec)
 			if j.dist == nil { // the server's banner lacks tlc2.TLC's "(rev: ...)"
@@ -219,8 +222,8 @@ flags:`)
 	return 0
 }
 
-// maxDistributedWorkers bounds tlc -distributed: each local worker is a
-// JVM; more than this on one machine is a typo, not a plan (workers on
+// maxDistributedWorkers bounds tlc -distributed and -fpsets: each local
+// worker or FPSet server is a JVM; more than this on one machine is a typo, not a plan (workers on
 // other machines join without it, see docs/tlc.md).
 const maxDistributedWorkers = 64
 

@@ -27,6 +27,8 @@ func TestTLCDistributedUsage(t *testing.T) {
 		{"-distributed", "2", "-rmi-host", " ", "le-fenced-2"},
 		{"-port", "10997", "le-fenced-2"},
 		{"-rmi-host", "10.0.0.1", "le-fenced-2"},
+		{"-fpsets", "1", "le-fenced-2"},
+		{"-distributed", "1", "-fpsets", "-1", "le-fenced-2"},
 	} {
 		var out, errs strings.Builder
 		if code := runTLC(args, &out, &errs); code != 2 {
@@ -147,6 +149,21 @@ func TestTLCDistributedMatchesTLC(t *testing.T) {
 	if !ok || w.Verdict != "violated" || w.Property != "NeverCommitted" || w.TraceLength == 0 || w.TraceJSON != "" {
 		t.Errorf("distributed/w-committed recorded as %+v; want NeverCommitted violated, a trace in the log and no trace file", w)
 	}
+	// The fingerprint set in an FPSet server process instead of the server.
+	out2 := t.TempDir()
+	args := []string{"-spec", spec, "-out", out2, "-workers", "1", "-distributed", "1", "-fpsets", "1", "tiny"}
+	var stdout, stderr strings.Builder
+	if code := runTLC(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("hwepoch tlc %q: exit %d\n%s%s", args, code, stdout.String(), stderr.String())
+	}
+	runs2, err := tlcjson.LoadRuns(out2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp, ok := runs2.Get("distributed/tiny"); !ok || fp.Verdict != "holds" || fp.DistinctStates != bfs.DistinctStates ||
+		fp.FPSetServers != 1 || fp.WorkerProcesses != 1 {
+		t.Errorf("-fpsets 1 recorded %+v; want %d distinct states with 1 FPSet server and 1 worker", fp, bfs.DistinctStates)
+	}
 	log, err := os.ReadFile(filepath.Join(out, dist.Log))
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +186,7 @@ type killer struct {
 	killed int
 }
 
-var startedWorker1 = regexp.MustCompile(`started worker 1 \(pid (\d+),`)
+var startedWorker1 = regexp.MustCompile(`started TLC worker 1 \(pid (\d+)\)`)
 
 func (k *killer) Write(p []byte) (int, error) {
 	k.mu.Lock()

@@ -32,21 +32,27 @@ type Distributed struct {
 	Host string
 	// Port is the server's RMI registry port; 0 picks a free one.
 	Port int
+	// FPSets, when above 0, spreads the fingerprint set over this many
+	// local FPSet server processes (TLC's expectedFPSetCount) instead of
+	// keeping it in the server.
+	FPSets int
 	// WorkerJVMArgs are extra JVM options of the local workers (-Xmx...).
 	WorkerJVMArgs []string
 }
 
 // shimSources are hwepoch's Java classes for TLC's distributed mode:
 // RemoteFPSet, the FPSet the server runs with (its comment says why the
-// unpatched jar needs it), and BoundMain, which binds RMI's sockets to one
-// address. They are compiled against the jar at run time.
+// unpatched jar needs it); FPSetServer, a fingerprint set server that
+// registers one; and BoundMain, which binds RMI's sockets to one address.
+// They are compiled against the jar at run time.
 //
-//go:embed java/hwepoch/tlc/RemoteFPSet.java java/hwepoch/tlc/BoundMain.java
+//go:embed java/hwepoch/tlc/RemoteFPSet.java java/hwepoch/tlc/BoundMain.java java/hwepoch/tlc/FPSetServer.java
 var shimSources embed.FS
 
 const (
 	remoteFPSetClass = "hwepoch.tlc.RemoteFPSet"
 	boundMainClass   = "hwepoch.tlc.BoundMain"
+	fpsetServerClass = "hwepoch.tlc.FPSetServer"
 )
 
 // rmiExports lets TLCWorker read its own RMI port, so the server's log
@@ -61,6 +67,11 @@ const (
 	serverReadySuffix = " is ready"
 	workerCompleted   = ", work completed at: " // TLCWorker.exit, called by the server at the end
 	workerServerDone  = "TLCServer has finished, exiting worker"
+	// An FPSet server once the server called exit on its set: TLC's
+	// DiskFPSet.exit prints this and calls System.exit (FPSetServer's own
+	// "hwepoch FPSet server exiting" is for sets that do not).
+	fpsetCompleted     = ", work completed. Thank you!"
+	fpsetServerExiting = "hwepoch FPSet server exiting"
 )
 
 // compileShim compiles shimSources against jar into dir/classes and
@@ -114,16 +125,30 @@ func freePort() (int, error) {
 // ServerArgs is the java command line (without "java") of a TLCServer
 // checking module under config in the working directory: RMI listens on
 // host only (BoundMain), the registry on port, and the fingerprint set is
-// RemoteFPSet; shim holds hwepoch's compiled classes.
-func ServerArgs(jar, shim, host string, port int, config, module string) []string {
+// RemoteFPSet, or spread over fpsets FPSet servers when fpsets > 0; shim
+// holds hwepoch's compiled classes.
+func ServerArgs(jar, shim, host string, port, fpsets int, config, module string) []string {
+	args := []string{"-XX:+UseParallelGC",
+		"-Dtlc2.tool.distributed.TLCServer.port=" + strconv.Itoa(port),
+		"-Djava.rmi.server.hostname=" + host, "-Dhwepoch.rmi.bind=" + host,
+		"-Dtlc2.tool.fp.FPSet.impl=" + remoteFPSetClass}
+	if fpsets > 0 {
+		args = append(args, "-Dtlc2.tool.distributed.TLCServer.expectedFPSetCount="+strconv.Itoa(fpsets))
+	}
+	return append(args, "-Djava.io.tmpdir=tmp",
+		"-cp", jar+string(os.PathListSeparator)+shim, boundMainClass,
+		"tlc2.tool.distributed.TLCServer", "-deadlock", "-fpbits", "0",
+		"-config", config, module+".tla")
+}
+
+// FPSetServerArgs is the java command line (without "java") of a local
+// FPSet server (FPSetServer) for the server at host:port.
+func FPSetServerArgs(jar, shim, host string, port int) []string {
 	return []string{"-XX:+UseParallelGC",
 		"-Dtlc2.tool.distributed.TLCServer.port=" + strconv.Itoa(port),
 		"-Djava.rmi.server.hostname=" + host, "-Dhwepoch.rmi.bind=" + host,
-		"-Dtlc2.tool.fp.FPSet.impl=" + remoteFPSetClass,
-		"-Djava.io.tmpdir=tmp",
-		"-cp", jar + string(os.PathListSeparator) + shim, boundMainClass,
-		"tlc2.tool.distributed.TLCServer", "-deadlock", "-fpbits", "0",
-		"-config", config, module + ".tla"}
+		"-Dsun.rmi.server.exceptionTrace=true", "-Djava.io.tmpdir=tmp",
+		"-cp", jar + string(os.PathListSeparator) + shim, boundMainClass, fpsetServerClass, host}
 }
 
 // WorkerArgs is the java command line (without "java") of a local
@@ -195,24 +220,38 @@ func (s *lineSink) text() string {
 	return t
 }
 
-type proc struct {
-	name   string
+// A helper is a local TLCWorker or FPSet server process of a distributed
+// run, supervised by runDistributed.
+type helper struct {
+	kind   string // "worker" or "fpset"
+	n      int    // 1-based, per kind
 	cmd    *exec.Cmd
 	out    *lineSink
 	err    error // from Wait
 	exited bool  // Wait returned (read and written by the supervisor only)
+	// leaving says the output shows the server let it go (then its exit
+	// is no death).
+	leaving func(out string) bool
+}
+
+func (h *helper) String() string {
+	if h.kind == "fpset" {
+		return fmt.Sprintf("TLC FPSet server %d (pid %d)", h.n, h.cmd.Process.Pid)
+	}
+	return fmt.Sprintf("TLC worker %d (pid %d)", h.n, h.cmd.Process.Pid)
 }
 
 type exited struct {
-	i   int // -1: the server
+	i   int // index into helpers; -1: the server
 	err error
 }
 
-// runDistributed runs TLC's server and the local workers in work, appends
-// the server's console output and then each worker's (each line prefixed
-// "# workerN| ") to log: Parse reads the workers' errors there. It returns
-// a non-empty failure when a worker died before TLC finished (the server is
-// then stopped: its verdict would rest on a run the user did not ask for).
+// runDistributed runs TLC's server, the local FPSet servers and the local
+// workers in work, and appends to log the server's console output and
+// then each helper's, every line prefixed "# workerN| " or "# fpsetN| "
+// (Parse reads the workers' errors there). It returns a non-empty failure
+// when a helper died before TLC finished (the server is then stopped: its
+// verdict would rest on a run the user did not ask for).
 func (r Run) runDistributed(ctx context.Context, work, module, head string, log *bytes.Buffer) (failure string, err error) {
 	d := r.Distributed
 	host := d.Host
@@ -229,10 +268,8 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 	if err != nil {
 		return "", err
 	}
-	for _, dir := range []string{"tmp", "server"} {
-		if err := os.MkdirAll(filepath.Join(work, dir), 0o755); err != nil {
-			return "", err
-		}
+	if err := os.MkdirAll(filepath.Join(work, "tmp"), 0o755); err != nil {
+		return "", err
 	}
 	name := r.OutName
 	if name == "" {
@@ -241,83 +278,82 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 
 	ready := make(chan struct{})
 	var readyOnce sync.Once
-	serverArgs := ServerArgs(r.Jar, shim, host, port, "run.cfg", module)
+	serverArgs := ServerArgs(r.Jar, shim, host, port, d.FPSets, "run.cfg", module)
 	fmt.Fprintf(log, "# hwepoch tlc -distributed %d: server: java %s\n%s", d.Workers, strings.Join(serverArgs, " "), head)
-	server := &proc{name: "server", cmd: exec.CommandContext(ctx, "java", serverArgs...),
-		out: &lineSink{prefix: name, progress: r.Progress, echo: func(l string) bool {
-			return strings.HasPrefix(l, "Progress(") || strings.HasPrefix(l, "Error:") ||
-				strings.HasPrefix(l, "Registration for worker") || strings.HasPrefix(l, "TLC worker ") ||
-				strings.HasPrefix(l, serverReadyPrefix)
-		}, onLine: func(l string) {
-			if strings.HasPrefix(l, serverReadyPrefix) && strings.Contains(l, serverReadySuffix) {
-				readyOnce.Do(func() { close(ready) })
-			}
-		}}}
-	server.cmd.Dir = work
-	server.cmd.Stdout, server.cmd.Stderr = server.out, server.out
-	if err := server.cmd.Start(); err != nil {
+	server := exec.CommandContext(ctx, "java", serverArgs...)
+	serverOut := &lineSink{prefix: name, progress: r.Progress, echo: func(l string) bool {
+		return strings.HasPrefix(l, "Progress(") || strings.HasPrefix(l, "Error:") ||
+			strings.HasPrefix(l, "Registration for worker") || strings.HasPrefix(l, "TLC worker ") ||
+			strings.HasPrefix(l, serverReadyPrefix) || strings.Contains(l, "FPSet server(s)")
+	}, onLine: func(l string) {
+		if strings.HasPrefix(l, serverReadyPrefix) && strings.Contains(l, serverReadySuffix) {
+			readyOnce.Do(func() { close(ready) })
+		}
+	}}
+	server.Dir = work
+	server.Stdout, server.Stderr = serverOut, serverOut
+	if err := server.Start(); err != nil {
 		return "", fmt.Errorf("starting java (is a JDK installed?): %w", err)
 	}
-	done := make(chan exited, d.Workers+1)
-	go func() { done <- exited{-1, server.cmd.Wait()} }()
-
-	var workers []*proc
-	running := 0
+	done := make(chan exited, d.Workers+d.FPSets+1)
+	go func() { done <- exited{-1, server.Wait()} }()
+	var serverErr error
 	serverExited := false
-	// The server computes the initial states before it lets workers in; it
-	// may also finish right there (a violated initial state).
-	select {
-	case <-ready:
-	case e := <-done:
-		server.err, serverExited = e.err, true
-	case <-ctx.Done():
-	}
-	if !serverExited && ctx.Err() == nil {
-		for i := 1; i <= d.Workers; i++ {
-			dir := filepath.Join(work, fmt.Sprintf("worker%d", i))
-			if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
-				server.cmd.Process.Kill()
-				<-done
-				return "", err
-			}
-			args := WorkerArgs(r.Jar, shim, host, port, max(1, d.Threads), d.WorkerJVMArgs)
-			w := &proc{name: fmt.Sprintf("worker%d", i), cmd: exec.CommandContext(ctx, "java", args...),
-				out: &lineSink{prefix: fmt.Sprintf("%s worker%d", name, i), progress: r.Progress,
-					echo: func(l string) bool { return strings.HasPrefix(l, "Error:") }}}
-			w.cmd.Dir = dir
-			w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
-			if err := w.cmd.Start(); err != nil {
-				failure = fmt.Sprintf("worker %d did not start: %v", i, err)
-				break
-			}
-			workers = append(workers, w)
-			running++
-			go func(i int) { done <- exited{i, w.cmd.Wait()} }(len(workers) - 1)
-			if r.Progress != nil {
-				fmt.Fprintf(r.Progress, "  [%s] started worker %d (pid %d, %d threads) for the TLC server at %s:%d\n",
-					name, i, w.cmd.Process.Pid, max(1, d.Threads), host, port)
-			}
+
+	var helpers []*helper
+	running := 0
+	start := func(kind string, n int, args []string, leaving func(string) bool) {
+		dir := filepath.Join(work, fmt.Sprintf("%s%d", kind, n))
+		h := &helper{kind: kind, n: n, cmd: exec.CommandContext(ctx, "java", args...), leaving: leaving,
+			out: &lineSink{prefix: fmt.Sprintf("%s %s%d", name, kind, n), progress: r.Progress,
+				echo: func(l string) bool { return strings.HasPrefix(l, "Error:") }}}
+		h.cmd.Dir = dir
+		h.cmd.Stdout, h.cmd.Stderr = h.out, h.out
+		if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
+			failure = fmt.Sprintf("%s %d did not start: %v", kind, n, err)
+			return
+		}
+		if err := h.cmd.Start(); err != nil {
+			failure = fmt.Sprintf("%s %d did not start: %v", kind, n, err)
+			return
+		}
+		helpers = append(helpers, h)
+		running++
+		go func(i int) { done <- exited{i, h.cmd.Wait()} }(len(helpers) - 1)
+		if r.Progress != nil {
+			fmt.Fprintf(r.Progress, "  [%s] started %s for the TLC server at %s:%d\n", name, h, host, port)
 		}
 	}
-
-	// Supervise: the run ends when the server exits; a worker that exits
-	// before the server asked it to is a death.
+	// FPSet servers register before the server computes the initial states;
+	// workers are let in after that (the server may also finish right
+	// there: a violated initial state).
+	for i := 1; i <= d.FPSets && failure == ""; i++ {
+		start("fpset", i, FPSetServerArgs(r.Jar, shim, host, port), func(out string) bool {
+			return strings.Contains(out, fpsetCompleted) || strings.Contains(out, fpsetServerExiting)
+		})
+	}
+	// Supervise: the run ends when the server exits; a helper that exits
+	// before the server let it go is a death.
 	for !serverExited && failure == "" && ctx.Err() == nil {
 		select {
+		case <-ready:
+			for i := 1; i <= d.Workers && failure == ""; i++ {
+				start("worker", i, WorkerArgs(r.Jar, shim, host, port, max(1, d.Threads), d.WorkerJVMArgs), func(out string) bool {
+					return strings.Contains(out, workerCompleted) || strings.Contains(out, workerServerDone)
+				})
+			}
+			ready = nil
 		case e := <-done:
 			if e.i < 0 {
-				server.err, serverExited = e.err, true
+				serverErr, serverExited = e.err, true
 				break
 			}
-			w := workers[e.i]
-			w.err, w.exited = e.err, true
+			h := helpers[e.i]
+			h.err, h.exited = e.err, true
 			running--
-			out := w.out.text()
-			if strings.Contains(out, workerCompleted) || strings.Contains(out, workerServerDone) {
-				continue // the server is finishing and let it go
+			if out := h.out.text(); !h.leaving(out) {
+				failure = fmt.Sprintf("%s exited before TLC finished (%s): %s", h, exitStatus(h.err), lastLines(out, 3))
 			}
-			failure = fmt.Sprintf("TLC worker %d (pid %d) exited before TLC finished (%s): %s",
-				e.i+1, w.cmd.Process.Pid, exitStatus(w.err), lastLines(out, 3))
 		case <-ctx.Done():
 		}
 	}
@@ -325,15 +361,15 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 		fmt.Fprintf(r.Progress, "  [%s] %s; stopping the TLC server\n", name, failure)
 	}
 	// Stop whatever still runs: on a failure or a timeout everything at
-	// once; after the server's own exit, workers get a grace period to
+	// once; after the server's own exit, helpers get a grace period to
 	// leave (the server tells them to).
 	kill := func() {
 		if !serverExited {
-			server.cmd.Process.Kill()
+			server.Process.Kill()
 		}
-		for _, w := range workers {
-			if !w.exited {
-				w.cmd.Process.Kill()
+		for _, h := range helpers {
+			if !h.exited {
+				h.cmd.Process.Kill()
 			}
 		}
 	}
@@ -347,9 +383,9 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 		select {
 		case e := <-done:
 			if e.i < 0 {
-				server.err, serverExited = e.err, true
+				serverErr, serverExited = e.err, true
 			} else {
-				workers[e.i].err, workers[e.i].exited = e.err, true
+				helpers[e.i].err, helpers[e.i].exited = e.err, true
 				running--
 			}
 		case <-grace:
@@ -358,12 +394,15 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 		}
 	}
 
-	log.WriteString(server.out.text())
-	for i, w := range workers {
-		fmt.Fprintf(log, "# worker%d (pid %d, %s): java %s\n", i+1, w.cmd.Process.Pid, exitStatus(w.err),
-			strings.Join(w.cmd.Args[1:], " "))
-		for _, l := range strings.Split(strings.TrimSuffix(w.out.text(), "\n"), "\n") {
-			fmt.Fprintf(log, "# worker%d| %s\n", i+1, l)
+	log.WriteString(serverOut.text())
+	if serverErr != nil {
+		fmt.Fprintf(log, "# server: %s\n", exitStatus(serverErr))
+	}
+	for _, h := range helpers {
+		fmt.Fprintf(log, "# %s%d (pid %d, %s): java %s\n", h.kind, h.n, h.cmd.Process.Pid, exitStatus(h.err),
+			strings.Join(h.cmd.Args[1:], " "))
+		for _, l := range strings.Split(strings.TrimSuffix(h.out.text(), "\n"), "\n") {
+			fmt.Fprintf(log, "# %s%d| %s\n", h.kind, h.n, l)
 		}
 	}
 	if failure != "" {

@@ -40,12 +40,15 @@ type Run struct {
 	Workers         int     `json:"workers"` // TLC worker threads (distributed: registered with the server)
 	// WorkerProcesses is the number of TLCWorker processes of a
 	// distributed run.
-	WorkerProcesses int    `json:"workerProcesses,omitempty"`
-	Seed            int64  `json:"seed,omitempty"`
-	Log             string `json:"log"`
-	TraceJSON       string `json:"traceJson,omitempty"`
-	TraceTLA        string `json:"traceTla,omitempty"`
-	TraceLength     int    `json:"traceLength,omitempty"`
+	WorkerProcesses int `json:"workerProcesses,omitempty"`
+	// FPSetServers is the number of FPSet server processes holding a
+	// distributed run's fingerprint set (0: the TLC server held it).
+	FPSetServers int    `json:"fpsetServers,omitempty"`
+	Seed         int64  `json:"seed,omitempty"`
+	Log          string `json:"log"`
+	TraceJSON    string `json:"traceJson,omitempty"`
+	TraceTLA     string `json:"traceTla,omitempty"`
+	TraceLength  int    `json:"traceLength,omitempty"`
 }
 
 // The modes of a run.
@@ -105,7 +108,7 @@ func LoadRunsFile(path string) (*Runs, error) {
 			return nil, fmt.Errorf("%s: %s: verdict %q, want \"holds\" or \"violated\"", path, run.Name, run.Verdict)
 		case !checks && run.Verdict != "simulated":
 			return nil, fmt.Errorf("%s: %s: a %s run's verdict is %q, want \"simulated\"", path, run.Name, run.Mode, run.Verdict)
-		case run.DistinctStates < 0 || run.StatesGenerated < 0 || run.Depth < 0 || run.TraceLength < 0 || run.Workers < 0 || run.WorkerProcesses < 0 || run.Seconds < 0:
+		case run.DistinctStates < 0 || run.StatesGenerated < 0 || run.Depth < 0 || run.TraceLength < 0 || run.Workers < 0 || run.WorkerProcesses < 0 || run.FPSetServers < 0 || run.Seconds < 0:
 			return nil, fmt.Errorf("%s: %s: a negative count (distinctStates %d, statesGenerated %d, depth %d, traceLength %d, workers %d, seconds %g)",
 				path, run.Name, run.DistinctStates, run.StatesGenerated, run.Depth, run.TraceLength, run.Workers, run.Seconds)
 		}

@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.rmi.NoSuchObjectException;
 import java.rmi.RemoteException;
 import java.rmi.server.UnicastRemoteObject;
+import java.util.concurrent.CountDownLatch;
 
 import tlc2.tool.TLCTrace;
 import tlc2.tool.fp.FPSet;
@@ -37,6 +38,7 @@ import tlc2.util.LongVec;
 @SuppressWarnings("serial")
 public final class RemoteFPSet extends FPSet {
 	private final FPSet inner;
+	private final CountDownLatch exited = new CountDownLatch(1);
 
 	public RemoteFPSet(final FPSetConfiguration cfg) throws RemoteException {
 		super(cfg);
@@ -74,12 +76,19 @@ public final class RemoteFPSet extends FPSet {
 	@Override public BitVector containsBlock(LongVec fpv) throws IOException { return inner.containsBlock(fpv); }
 	@Override public long getStatesSeen() throws RemoteException { return inner.getStatesSeen(); }
 
-	// The server calls exit when model checking is over: unexport, or the
-	// exported object keeps the server's JVM alive.
+	// The server calls exit when model checking is over. TLC's DiskFPSet.exit
+	// ends the JVM (System.exit) on its own; should the set not, unexport,
+	// or the exported object keeps the JVM alive.
 	@Override
 	public void exit(boolean cleanup) throws IOException {
 		inner.exit(cleanup);
 		unexportObject(true);
+		exited.countDown();
+	}
+
+	/** Waits until the server has called exit (FPSetServer). */
+	public void awaitExit() throws InterruptedException {
+		exited.await();
 	}
 
 	@Override
