@@ -36,8 +36,6 @@ type Distributed struct {
 	// local FPSet server processes (TLC's expectedFPSetCount) instead of
 	// keeping it in the server.
 	FPSets int
-	// WorkerJVMArgs are extra JVM options of the local workers (-Xmx...).
-	WorkerJVMArgs []string
 }
 
 // shimSources are hwepoch's Java classes for TLC's distributed mode:
@@ -99,8 +97,8 @@ func compileShim(ctx context.Context, jar, dir string) (string, error) {
 	}
 	javac, err := exec.LookPath("javac")
 	if err != nil {
-		return "", fmt.Errorf("TLC's distributed mode needs javac (a JDK, 17 or newer) to compile hwepoch's %s and %s: %w",
-			remoteFPSetClass, boundMainClass, err)
+		return "", fmt.Errorf("TLC's distributed mode needs javac (a JDK, 17 or newer) to compile hwepoch's classes for it (%s, %s, %s): %w",
+			remoteFPSetClass, fpsetServerClass, boundMainClass, err)
 	}
 	args := append([]string{"-nowarn", "-cp", jar, "-d", classes}, srcs...)
 	out, err := exec.CommandContext(ctx, javac, args...).CombinedOutput()
@@ -122,12 +120,12 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// ServerArgs is the java command line (without "java") of a TLCServer
+// serverArgs is the java command line (without "java") of a TLCServer
 // checking module under config in the working directory: RMI listens on
 // host only (BoundMain), the registry on port, and the fingerprint set is
 // RemoteFPSet, or spread over fpsets FPSet servers when fpsets > 0; shim
 // holds hwepoch's compiled classes.
-func ServerArgs(jar, shim, host string, port, fpsets int, config, module string) []string {
+func serverArgs(jar, shim, host string, port, fpsets int, config, module string) []string {
 	args := []string{"-XX:+UseParallelGC",
 		"-Dtlc2.tool.distributed.TLCServer.port=" + strconv.Itoa(port),
 		"-Djava.rmi.server.hostname=" + host, "-Dhwepoch.rmi.bind=" + host,
@@ -141,9 +139,9 @@ func ServerArgs(jar, shim, host string, port, fpsets int, config, module string)
 		"-config", config, module+".tla")
 }
 
-// FPSetServerArgs is the java command line (without "java") of a local
+// fpsetServerArgs is the java command line (without "java") of a local
 // FPSet server (FPSetServer) for the server at host:port.
-func FPSetServerArgs(jar, shim, host string, port int) []string {
+func fpsetServerArgs(jar, shim, host string, port int) []string {
 	return []string{"-XX:+UseParallelGC",
 		"-Dtlc2.tool.distributed.TLCServer.port=" + strconv.Itoa(port),
 		"-Djava.rmi.server.hostname=" + host, "-Dhwepoch.rmi.bind=" + host,
@@ -151,11 +149,11 @@ func FPSetServerArgs(jar, shim, host string, port int) []string {
 		"-cp", jar + string(os.PathListSeparator) + shim, boundMainClass, fpsetServerClass, host}
 }
 
-// WorkerArgs is the java command line (without "java") of a local
+// workerArgs is the java command line (without "java") of a local
 // TLCWorker with threads threads, listening on and advertising host, and
 // connecting to the server at host:port. (A worker on another machine needs
 // only the jar: docs/tlc.md gives its command.)
-func WorkerArgs(jar, shim, host string, port, threads int, jvm []string) []string {
+func workerArgs(jar, shim, host string, port, threads int) []string {
 	args := append([]string{}, rmiExports...)
 	args = append(args, "-XX:+UseParallelGC",
 		"-Dtlc2.tool.distributed.TLCServer.port="+strconv.Itoa(port),
@@ -165,7 +163,6 @@ func WorkerArgs(jar, shim, host string, port, threads int, jvm []string) []strin
 		"-Dsun.rmi.server.exceptionTrace=true",
 		"-Dtlc2.tool.distributed.TLCWorker.threadCount="+strconv.Itoa(threads),
 		"-Djava.io.tmpdir=tmp")
-	args = append(args, jvm...)
 	return append(args, "-cp", jar+string(os.PathListSeparator)+shim, boundMainClass,
 		"tlc2.tool.distributed.TLCWorker", host)
 }
@@ -278,9 +275,9 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 
 	ready := make(chan struct{})
 	var readyOnce sync.Once
-	serverArgs := ServerArgs(r.Jar, shim, host, port, d.FPSets, "run.cfg", module)
-	fmt.Fprintf(log, "# hwepoch tlc -distributed %d: server: java %s\n%s", d.Workers, strings.Join(serverArgs, " "), head)
-	server := exec.CommandContext(ctx, "java", serverArgs...)
+	sargs := serverArgs(r.Jar, shim, host, port, d.FPSets, "run.cfg", module)
+	fmt.Fprintf(log, "# hwepoch tlc -distributed %d: server: java %s\n%s", d.Workers, strings.Join(sargs, " "), head)
+	server := exec.CommandContext(ctx, "java", sargs...)
 	serverOut := &lineSink{prefix: name, progress: r.Progress, echo: func(l string) bool {
 		return strings.HasPrefix(l, "Progress(") || strings.HasPrefix(l, "Error:") ||
 			strings.HasPrefix(l, "Registration for worker") || strings.HasPrefix(l, "TLC worker ") ||
@@ -328,7 +325,7 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 	// workers are let in after that (the server may also finish right
 	// there: a violated initial state).
 	for i := 1; i <= d.FPSets && failure == ""; i++ {
-		start("fpset", i, FPSetServerArgs(r.Jar, shim, host, port), func(out string) bool {
+		start("fpset", i, fpsetServerArgs(r.Jar, shim, host, port), func(out string) bool {
 			return strings.Contains(out, fpsetCompleted) || strings.Contains(out, fpsetServerExiting)
 		})
 	}
@@ -338,7 +335,7 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 		select {
 		case <-ready:
 			for i := 1; i <= d.Workers && failure == ""; i++ {
-				start("worker", i, WorkerArgs(r.Jar, shim, host, port, max(1, d.Threads), d.WorkerJVMArgs), func(out string) bool {
+				start("worker", i, workerArgs(r.Jar, shim, host, port, max(1, d.Threads)), func(out string) bool {
 					return strings.Contains(out, workerCompleted) || strings.Contains(out, workerServerDone)
 				})
 			}
