@@ -31,6 +31,7 @@ func runTLC(args []string, stdout, stderr io.Writer) int {
 	distributed := fs.Int("distributed", 0, "run TLC's distributed mode: a TLCServer and this many local TLCWorker processes (0: tlc2.TLC in one process)")
 	rmiHost := fs.String("rmi-host", "127.0.0.1", "with -distributed: the address the TLC server advertises and workers connect to (java.rmi.server.hostname)")
 	fpsets := fs.Int("fpsets", 0, "with -distributed: spread the fingerprint set over this many local FPSet server processes (0: in the server)")
+	remoteFPSets := fs.Int("remote-fpsets", 0, "with -distributed: also wait for this many FPSet servers started by hand on other machines (docs/tlc.md)")
 	port := fs.Int("port", 0, "with -distributed: the TLC server's RMI registry port (0: a free port; TLC's own default is 10997)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up on one configuration after this long")
 	simulate := fs.Int("simulate", 0, "instead of checking, export this many random behaviours of -sim-config from TLC's simulation mode")
@@ -72,8 +73,8 @@ flags:`)
 		positive("depth"), noArgsWith("simulate"), noArgsWith("table"),
 		needs("depth", "simulate"), needs("seed", "simulate"), needs("sim-config", "simulate"),
 		between("distributed", 0, maxDistributedWorkers), between("port", 0, 65535),
-		between("fpsets", 0, maxDistributedWorkers),
-		needs("rmi-host", "distributed"), needs("port", "distributed"), needs("fpsets", "distributed"),
+		between("fpsets", 0, maxDistributedWorkers), between("remote-fpsets", 0, maxDistributedWorkers),
+		needs("rmi-host", "distributed"), needs("port", "distributed"), needs("fpsets", "distributed"), needs("remote-fpsets", "distributed"),
 		excludes("distributed", "simulate", "table"), nonEmpty("rmi-host")); done {
 		return code
 	}
@@ -141,7 +142,8 @@ flags:`)
 			}
 			if *distributed > 0 {
 				jobs = append(jobs, job{name: "distributed/" + n, config: n, out: filepath.Join(*outDir, "distributed"),
-					dist: &tlc.Distributed{Workers: *distributed, Threads: *workers, Host: *rmiHost, Port: *port, FPSets: *fpsets}})
+					dist: &tlc.Distributed{Workers: *distributed, Threads: *workers, Host: *rmiHost, Port: *port,
+						FPSets: *fpsets, RemoteFPSets: *remoteFPSets}})
 				continue
 			}
 			jobs = append(jobs, job{name: n, config: n, out: *outDir})
@@ -200,7 +202,7 @@ flags:`)
 			}
 			if j.dist != nil {
 				rec.Mode = tlcjson.ModeDistributed
-				rec.WorkerProcesses, rec.FPSetServers = j.dist.Workers, j.dist.FPSets
+				rec.WorkerProcesses, rec.FPSetServers = j.dist.Workers, j.dist.FPSets+j.dist.RemoteFPSets
 			}
 			runs.Put(rec)
 			if j.dist == nil { // the server's banner lacks tlc2.TLC's "(rev: ...)"

@@ -28,6 +28,8 @@ func TestTLCDistributedUsage(t *testing.T) {
 		{"-port", "10997", "le-fenced-2"},
 		{"-rmi-host", "10.0.0.1", "le-fenced-2"},
 		{"-fpsets", "1", "le-fenced-2"},
+		{"-remote-fpsets", "1", "le-fenced-2"},
+		{"-distributed", "1", "-remote-fpsets", "-2", "le-fenced-2"},
 		{"-distributed", "1", "-fpsets", "-1", "le-fenced-2"},
 	} {
 		var out, errs strings.Builder

@@ -36,6 +36,9 @@ type Distributed struct {
 	// local FPSet server processes (TLC's expectedFPSetCount) instead of
 	// keeping it in the server.
 	FPSets int
+	// RemoteFPSets more FPSet servers, started by hand on other machines
+	// (docs/tlc.md), must register before the server lets workers in.
+	RemoteFPSets int
 }
 
 // shimSources are hwepoch's Java classes for TLC's distributed mode:
@@ -275,7 +278,7 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 
 	ready := make(chan struct{})
 	var readyOnce sync.Once
-	sargs := serverArgs(r.Jar, shim, host, port, d.FPSets, "run.cfg", module)
+	sargs := serverArgs(r.Jar, shim, host, port, d.FPSets+d.RemoteFPSets, "run.cfg", module)
 	fmt.Fprintf(log, "# hwepoch tlc -distributed %d: server: java %s\n%s", d.Workers, strings.Join(sargs, " "), head)
 	server := exec.CommandContext(ctx, "java", sargs...)
 	serverOut := &lineSink{prefix: name, progress: r.Progress, echo: func(l string) bool {

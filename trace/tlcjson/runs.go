@@ -41,8 +41,9 @@ type Run struct {
 	// WorkerProcesses is the number of TLCWorker processes of a
 	// distributed run.
 	WorkerProcesses int `json:"workerProcesses,omitempty"`
-	// FPSetServers is the number of FPSet server processes holding a
-	// distributed run's fingerprint set (0: the TLC server held it).
+	// FPSetServers is the number of FPSet server processes, local and
+	// remote, holding a distributed run's fingerprint set (0: the TLC
+	// server held it).
 	FPSetServers int    `json:"fpsetServers,omitempty"`
 	Seed         int64  `json:"seed,omitempty"`
 	Log          string `json:"log"`
