@@ -111,13 +111,16 @@ func compileShim(ctx context.Context, jar, dir string) (string, error) {
 	return classes, nil
 }
 
-// freePort asks the kernel for a free TCP port. Another process may take
-// it before the server binds it; the server then fails to start, saying
-// "Port already in use", and no worker is started.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// checkPort makes sure the server will be able to listen on host:port: host
+// must be an address of this machine (BoundMain binds it) and the port
+// free. Port 0 asks the kernel for a free port, which it returns. Another
+// process may take the port before the server binds it; the server then
+// fails to start ("Port already in use") and no worker is started.
+func checkPort(host string, port int) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("the TLC server cannot listen on %s port %d (is %s an address of this machine, and the port free?): %w",
+			host, port, host, err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
@@ -258,11 +261,9 @@ func (r Run) runDistributed(ctx context.Context, work, module, head string, log 
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	port := d.Port
-	if port == 0 {
-		if port, err = freePort(); err != nil {
-			return "", fmt.Errorf("finding a free port for TLC's RMI registry: %w", err)
-		}
+	port, err := checkPort(host, d.Port)
+	if err != nil {
+		return "", err
 	}
 	shim, err := compileShim(ctx, r.Jar, filepath.Join(work, "hwepoch-shim"))
 	if err != nil {

@@ -1,6 +1,8 @@
 package tlc
 
 import (
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -54,5 +56,27 @@ func TestServerArgs(t *testing.T) {
 	}
 	if args := strings.Join(serverArgs("t.jar", "cls", "h", 1, 3, "run.cfg", "M"), " "); !strings.Contains(args, "expectedFPSetCount=3") {
 		t.Errorf("3 FPSet servers: %q", args)
+	}
+}
+
+// The server's address and port are checked before anything starts: a
+// port in use, or an address that is not this machine's, is an error
+// naming them; port 0 picks a free one.
+func TestCheckPort(t *testing.T) {
+	port, err := checkPort("127.0.0.1", 0)
+	if err != nil || port == 0 {
+		t.Fatalf("checkPort(127.0.0.1, 0) = %d, %v", port, err)
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := checkPort("127.0.0.1", port); err == nil || !strings.Contains(err.Error(), "cannot listen on 127.0.0.1 port "+strconv.Itoa(port)) {
+		t.Errorf("a port in use: %v", err)
+	}
+	// 203.0.113.0/24 is TEST-NET-3: no machine's own address.
+	if _, err := checkPort("203.0.113.7", 0); err == nil || !strings.Contains(err.Error(), "is 203.0.113.7 an address of this machine") {
+		t.Errorf("a foreign address: %v", err)
 	}
 }
