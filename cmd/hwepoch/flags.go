@@ -193,22 +193,54 @@ func interspersed(fs *flag.FlagSet, args []string) []string {
 // "set" when they differ from their defaults), so giving it alone is
 // refused rather than silently ignored (check -steps without -simulate).
 func needs(name string, others ...string) flagRule {
-	set := func(fs *flag.FlagSet, n string) bool {
-		f := fs.Lookup(n)
-		if f == nil {
-			panic("hwepoch: a flag rule names no flag of " + fs.Name() + ": -" + n)
-		}
-		return f.Value.String() != f.DefValue
-	}
 	return func(fs *flag.FlagSet) error {
-		if !set(fs, name) {
+		if !flagSet(fs, name) {
 			return nil
 		}
 		for _, o := range others {
-			if set(fs, o) {
+			if flagSet(fs, o) {
 				return nil
 			}
 		}
 		return fmt.Errorf("-%s applies only with -%s", name, strings.Join(others, " or -"))
+	}
+}
+
+// excludes: the flag name cannot be combined with any of others (tlc
+// -distributed has no simulation), rather than one silently winning.
+func excludes(name string, others ...string) flagRule {
+	return func(fs *flag.FlagSet) error {
+		if !flagSet(fs, name) {
+			return nil
+		}
+		for _, o := range others {
+			if flagSet(fs, o) {
+				return fmt.Errorf("-%s cannot be combined with -%s", name, o)
+			}
+		}
+		return nil
+	}
+}
+
+// flagSet says whether the flag name differs from its default.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	if f == nil {
+		panic("hwepoch: a flag rule names no flag of " + fs.Name() + ": -" + name)
+	}
+	return f.Value.String() != f.DefValue
+}
+
+// nonEmpty: the string flag name must not be empty or blank.
+func nonEmpty(name string) flagRule {
+	return func(fs *flag.FlagSet) error {
+		f := fs.Lookup(name)
+		if f == nil {
+			panic("hwepoch: a flag rule names no flag of " + fs.Name() + ": -" + name)
+		}
+		if strings.TrimSpace(f.Value.String()) == "" {
+			return fmt.Errorf("-%s must not be empty", name)
+		}
+		return nil
 	}
 }

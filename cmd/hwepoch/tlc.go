@@ -27,7 +27,12 @@ func runTLC(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	specDir := fs.String("spec", "spec", "directory of Replication.tla, the .cfg files and manifest.json")
 	outDir := fs.String("out", filepath.Join("traces", "tlc"), "where logs, traces and runs.json are recorded")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "TLC worker threads")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "TLC worker threads (with -distributed: threads in each worker process)")
+	distributed := fs.Int("distributed", 0, "run TLC's distributed mode: a TLCServer and this many local TLCWorker processes (0: tlc2.TLC in one process)")
+	rmiHost := fs.String("rmi-host", "127.0.0.1", "with -distributed: the address the TLC server advertises and workers connect to (java.rmi.server.hostname)")
+	fpsets := fs.Int("fpsets", 0, "with -distributed: spread the fingerprint set over this many local FPSet server processes (0: in the server)")
+	remoteFPSets := fs.Int("remote-fpsets", 0, "with -distributed: also wait for this many FPSet servers started by hand on other machines (docs/tlc.md)")
+	port := fs.Int("port", 0, "with -distributed: the TLC server's RMI registry port (0: a free port; TLC's own default is 10997)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up on one configuration after this long")
 	simulate := fs.Int("simulate", 0, "instead of checking, export this many random behaviours of -sim-config from TLC's simulation mode")
 	simConfig := fs.String("sim-config", "le-fenced-2", "configuration for -simulate")
@@ -46,6 +51,15 @@ runs.json with TLC's version, the spec and config hashes, distinct states,
 states generated, depth, wall time and workers. Exit status 0 only when
 every verdict is the expected one.
 
+With -distributed N it runs TLC's distributed mode instead: a TLCServer
+and N local TLCWorker processes over Java RMI (workers on other machines
+may join; see docs/tlc.md); -fpsets K also moves the fingerprint set into
+K FPSet server processes. It records under traces/tlc/distributed/ the
+server's log (with each worker's output) and a runs.json entry
+"distributed/<config>" with mode "distributed": the verdict and distinct
+states are TLC's; states generated and depth are not comparable with
+tlc2.TLC's, and no trace files are exported.
+
 With -simulate N it instead exports N random behaviours of -sim-config
 (TLC's simulation mode) as traces/tlc/sim/<config>-seed<S>.json: traces in
 which no property is violated, for the refinement checker.
@@ -57,7 +71,11 @@ flags:`)
 	}
 	if code, done := parseFlags(fs, args, positive("workers"), positive("timeout"), atLeast("simulate", 0),
 		positive("depth"), noArgsWith("simulate"), noArgsWith("table"),
-		needs("depth", "simulate"), needs("seed", "simulate"), needs("sim-config", "simulate")); done {
+		needs("depth", "simulate"), needs("seed", "simulate"), needs("sim-config", "simulate"),
+		between("distributed", 0, maxDistributedWorkers), between("port", 0, 65535),
+		between("fpsets", 0, maxDistributedWorkers), between("remote-fpsets", 0, maxDistributedWorkers),
+		needs("rmi-host", "distributed"), needs("port", "distributed"), needs("fpsets", "distributed"), needs("remote-fpsets", "distributed"),
+		excludes("distributed", "simulate", "table"), nonEmpty("rmi-host")); done {
 		return code
 	}
 	man, err := tlccfg.LoadManifest(*specDir)
@@ -95,6 +113,7 @@ flags:`)
 	type job struct {
 		name, config string
 		sim          *tlc.Simulation
+		dist         *tlc.Distributed
 		out          string
 	}
 	var jobs []job
@@ -121,6 +140,12 @@ flags:`)
 				fmt.Fprintf(stderr, "hwepoch tlc: configuration %q is not in %s/manifest.json\n", n, *specDir)
 				return 2
 			}
+			if *distributed > 0 {
+				jobs = append(jobs, job{name: "distributed/" + n, config: n, out: filepath.Join(*outDir, "distributed"),
+					dist: &tlc.Distributed{Workers: *distributed, Threads: *workers, Host: *rmiHost, Port: *port,
+						FPSets: *fpsets, RemoteFPSets: *remoteFPSets}})
+				continue
+			}
 			jobs = append(jobs, job{name: n, config: n, out: *outDir})
 		}
 	}
@@ -133,7 +158,7 @@ flags:`)
 		mc, _ := man.Lookup(j.config)
 		run := tlc.Run{Jar: jar, SpecDir: *specDir, Module: "Replication", Config: j.config,
 			Workers: *workers, Simulate: j.sim, OutDir: j.out, OutName: filepath.Base(j.name),
-			Progress: stderr, Timeout: *timeout}
+			Progress: stderr, Timeout: *timeout, Distributed: j.dist}
 		res, files, err := run.Execute(context.Background())
 		if err != nil {
 			fmt.Fprintf(stderr, "hwepoch tlc: %s: %v\n", j.name, err)
@@ -165,18 +190,24 @@ flags:`)
 			res.DistinctStates, res.StatesGenerated, res.Depth, res.TraceLength, res.Seconds, mark)
 		if *record && res.Verdict != "error" {
 			cfgHash, _ := tlcjson.FileSHA256(filepath.Join(*specDir, j.config+".cfg"))
-			rec := tlcjson.Run{Name: j.name, Mode: "bfs", Config: j.config, CfgSHA256: cfgHash,
+			rec := tlcjson.Run{Name: j.name, Mode: tlcjson.ModeBFS, Config: j.config, CfgSHA256: cfgHash,
 				SpecSHA256: specHash, TLCVersion: res.Version, Verdict: res.Verdict, Property: res.Property,
 				DistinctStates: res.DistinctStates, StatesGenerated: res.StatesGenerated, Depth: res.Depth,
 				Seconds: res.Seconds, Workers: res.Workers, Log: relTo(*outDir, j.out, files.Log),
 				TraceJSON: relTo(*outDir, j.out, files.TraceJSON), TraceTLA: relTo(*outDir, j.out, files.TraceTLA),
 				TraceLength: res.TraceLength}
 			if j.sim != nil {
-				rec.Mode = "simulate"
+				rec.Mode = tlcjson.ModeSimulate
 				rec.Seed = j.sim.Seed
 			}
+			if j.dist != nil {
+				rec.Mode = tlcjson.ModeDistributed
+				rec.WorkerProcesses, rec.FPSetServers = j.dist.Workers, j.dist.FPSets+j.dist.RemoteFPSets
+			}
 			runs.Put(rec)
-			runs.TLCVersion = res.Version
+			if j.dist == nil { // the server's banner lacks tlc2.TLC's "(rev: ...)"
+				runs.TLCVersion = res.Version
+			}
 			runs.SpecSHA256 = specHash
 			if err := runs.Write(*outDir); err != nil {
 				fmt.Fprintln(stderr, "hwepoch tlc:", err)
@@ -192,6 +223,11 @@ flags:`)
 	fmt.Fprintf(stdout, "\nall %d runs gave the expected verdict\n", len(jobs))
 	return 0
 }
+
+// maxDistributedWorkers bounds tlc -distributed and -fpsets: each local
+// worker or FPSet server is a JVM; more than this on one machine is a typo, not a plan (workers on
+// other machines join without it, see docs/tlc.md).
+const maxDistributedWorkers = 64
 
 // rewriteTable replaces the text between the verdict-table markers of doc.
 func rewriteTable(doc, table string) error {

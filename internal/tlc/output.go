@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,7 +38,21 @@ var (
 	reWorkers   = regexp.MustCompile(`with (\d+) workers? on`)
 	reCompleted = regexp.MustCompile(`^Model checking completed\. No error has been found\.`)
 	reError     = regexp.MustCompile(`^Error: (.*)$`)
+	// TLC's distributed mode: the server's banner, and one line per worker
+	// thread that joined.
+	reServerVersion = regexp.MustCompile(`^TLC2 TLC Server Version (.*)$`)
+	reRegistered    = regexp.MustCompile(`^Registration for worker at \S+ completed`)
+	// A worker's error, in the worker sections hwepoch appends to a
+	// distributed run's log ("# workerN| ..."), as RMI's exception trace
+	// (sun.rmi.server.exceptionTrace) prints it: TLCApp.checkState's
+	// "Error: Invariant P is violated." (or Implied-action, Implied-init),
+	// or the message of an evaluation error.
+	reWorkerError     = regexp.MustCompile(`^# worker\d+\| .*\btlc2\.tool\.WorkerException: (.*)$`)
+	reWorkerViolation = regexp.MustCompile(`^Error: (?:Invariant|Implied-action|Implied-init) (\S+) is violated\.`)
 )
+
+// behaviorHeader starts the error trace TLC prints.
+const behaviorHeader = "Error: The behavior up to this point is"
 
 // Parse reads TLC's console output. It never fails on odd lines: whatever
 // it cannot place is ignored, and a run that neither completed nor reported
@@ -45,7 +60,10 @@ var (
 // too large for an int64 is an error naming its line.
 func Parse(r io.Reader) (Result, error) {
 	var res Result
-	completed := false
+	completed, behavior := false, false
+	exception := "" // "The exception was a ..." and its message line
+	registered := 0
+	var workerErrors []string // distinct, in order
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	// A count out of range is an error, not a silent 0 (the regular
@@ -66,6 +84,17 @@ func Parse(r io.Reader) (Result, error) {
 		switch {
 		case res.Version == "" && reVersion.MatchString(line):
 			res.Version = strings.TrimSpace(line)
+		case res.Version == "" && reServerVersion.MatchString(line):
+			// The same version string as tlc2.TLC prints, so runs compare.
+			res.Version = "TLC2 Version " + strings.TrimSpace(reServerVersion.FindStringSubmatch(line)[1])
+		case reRegistered.MatchString(line):
+			registered++
+		case reWorkerError.MatchString(line):
+			if e := strings.TrimSpace(reWorkerError.FindStringSubmatch(line)[1]); !slices.Contains(workerErrors, e) {
+				workerErrors = append(workerErrors, e)
+			}
+		case strings.HasPrefix(line, behaviorHeader):
+			behavior = true
 		case reViolated.MatchString(line):
 			if res.Property == "" {
 				res.Property = reViolated.FindStringSubmatch(line)[1]
@@ -83,7 +112,11 @@ func Parse(r io.Reader) (Result, error) {
 			}
 		case reCompleted.MatchString(line):
 			completed = true
-		case reError.MatchString(line) && res.Error == "" && !strings.HasPrefix(line, "Error: The behavior up to this point is"):
+		case strings.HasPrefix(line, "The exception was a ") && exception == "":
+			exception = strings.TrimPrefix(line, "The exception was a ")
+		case exception != "" && strings.HasPrefix(line, ": ") && !strings.Contains(exception, ": "):
+			exception += strings.TrimRight(line, " ")
+		case reError.MatchString(line) && res.Error == "":
 			res.Error = reError.FindStringSubmatch(line)[1]
 		}
 		if res.Workers == 0 && reWorkers.MatchString(line) {
@@ -96,6 +129,19 @@ func Parse(r io.Reader) (Result, error) {
 	if bad != nil {
 		return res, bad
 	}
+	if res.Workers == 0 {
+		res.Workers = registered
+	}
+	if res.Property == "" && !completed && behavior && res.TraceLength > 0 && len(workerErrors) > 0 {
+		// TLC's distributed server printed the trace of a worker's error
+		// but not the error; the worker's exception trace names it.
+		if m := reWorkerViolation.FindStringSubmatch(workerErrors[0]); m != nil && len(workerErrors) == 1 {
+			res.Property = m[1]
+		} else {
+			res.Error = fmt.Sprintf("TLC printed a %d-state error trace; the workers threw: %s", res.TraceLength,
+				strings.Join(workerErrors, "; "))
+		}
+	}
 	switch {
 	case res.Property != "":
 		res.Verdict = "violated"
@@ -105,6 +151,16 @@ func Parse(r io.Reader) (Result, error) {
 		res.Error = ""
 	default:
 		res.Verdict = "error"
+		if res.Error == "" && behavior && res.TraceLength > 0 {
+			// TLC's distributed server prints the trace of a worker's
+			// error but not the error (TLCServerThread drops the
+			// WorkerException's message): a violated invariant and an
+			// evaluation error look alike.
+			res.Error = fmt.Sprintf("TLC printed a %d-state error trace without saying what failed (TLC's distributed mode does not print a worker's error message)", res.TraceLength)
+		}
+		if strings.HasPrefix(res.Error, "TLC threw an unexpected exception") && exception != "" {
+			res.Error += " " + exception // the exception says what happened
+		}
 		if res.Error == "" {
 			res.Error = "TLC neither completed nor reported a violation (killed, out of memory, or a timeout?)"
 		}

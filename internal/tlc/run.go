@@ -57,6 +57,9 @@ type Run struct {
 	OutName  string      // base name of the outputs; Config when empty
 	Progress io.Writer   // TLC's progress lines are echoed here (may be nil)
 	Timeout  time.Duration
+	// Distributed runs TLC's distributed mode instead of tlc2.TLC; it
+	// exports no trace files (the server prints the trace in its log).
+	Distributed *Distributed
 }
 
 // Simulation asks TLC for one random behaviour of a fixed depth: the run
@@ -108,65 +111,54 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 		return Result{}, files, err
 	}
 
-	traceModule := "trace_" + strings.ReplaceAll(out, "-", "_")
-	cp := r.Jar
-	community := filepath.Join(filepath.Dir(r.Jar), "CommunityModules.jar")
-	dumpTLA := false
-	if _, err := os.Stat(community); err == nil {
-		dumpTLA = true
+	if r.Distributed != nil && r.Simulate != nil {
+		return Result{}, files, fmt.Errorf("TLC's distributed mode has no simulation")
 	}
-	args := []string{"-XX:+UseParallelGC", "-cp", cp, "tlc2.TLC",
-		"-workers", fmt.Sprint(max(1, r.Workers)), "-deadlock", "-cleanup",
-		"-dumpTrace", "json", out + ".json"}
-	if dumpTLA {
-		args = append(args, "-dumpTrace", "tla", traceModule+".tla")
-	}
-	if r.Simulate != nil {
-		args = append(args, "-simulate", "num=1", "-depth", fmt.Sprint(r.Simulate.Depth+1),
-			"-seed", fmt.Sprint(r.Simulate.Seed))
-	}
-	args = append(args, "-config", "run.cfg", module+".tla")
-
 	if r.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, "java", args...)
-	cmd.Dir = work
-	var logBuf bytes.Buffer
-	fmt.Fprintf(&logBuf, "# hwepoch tlc: java %s\n", strings.Join(args, " "))
+	// The log starts with the command line, then the hashes of the files
+	// it ran on.
+	var head strings.Builder
 	if h, err := tlcjson.FileSHA256(filepath.Join(r.SpecDir, r.Module+".tla")); err == nil {
-		fmt.Fprintf(&logBuf, "# spec %s.tla sha256 %s\n", r.Module, h)
+		fmt.Fprintf(&head, "# spec %s.tla sha256 %s\n", r.Module, h)
 	}
 	if h, err := tlcjson.FileSHA256(filepath.Join(r.SpecDir, r.Config+".cfg")); err == nil {
-		fmt.Fprintf(&logBuf, "# config %s.cfg sha256 %s\n", r.Config, h)
+		fmt.Fprintf(&head, "# config %s.cfg sha256 %s\n", r.Config, h)
 	}
-	pr, pw := io.Pipe()
-	cmd.Stdout = pw
-	cmd.Stderr = pw
+	var logBuf bytes.Buffer
+	traceModule := "trace_" + strings.ReplaceAll(out, "-", "_")
+	dumpTLA := false
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return Result{}, files, fmt.Errorf("starting java (is a JDK installed?): %w", err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 1<<20), 1<<26)
-		for sc.Scan() {
-			line := sc.Text()
-			logBuf.WriteString(line)
-			logBuf.WriteByte('\n')
-			if r.Progress != nil && (strings.HasPrefix(line, "Progress(") || strings.HasPrefix(line, "Error:")) {
-				fmt.Fprintf(r.Progress, "  [%s] %s\n", out, line)
-			}
+	var waitErr error
+	failure := ""
+	if r.Distributed != nil {
+		if failure, err = r.runDistributed(ctx, work, module, head.String(), &logBuf); err != nil {
+			return Result{}, files, err
 		}
-		io.Copy(io.Discard, pr)
-	}()
-	waitErr := cmd.Wait()
-	pw.Close()
-	<-done
+	} else {
+		community := filepath.Join(filepath.Dir(r.Jar), "CommunityModules.jar")
+		if _, err := os.Stat(community); err == nil {
+			dumpTLA = true
+		}
+		args := []string{"-XX:+UseParallelGC", "-cp", r.Jar, "tlc2.TLC",
+			"-workers", fmt.Sprint(max(1, r.Workers)), "-deadlock", "-cleanup",
+			"-dumpTrace", "json", out + ".json"}
+		if dumpTLA {
+			args = append(args, "-dumpTrace", "tla", traceModule+".tla")
+		}
+		if r.Simulate != nil {
+			args = append(args, "-simulate", "num=1", "-depth", fmt.Sprint(r.Simulate.Depth+1),
+				"-seed", fmt.Sprint(r.Simulate.Seed))
+		}
+		args = append(args, "-config", "run.cfg", module+".tla")
+		fmt.Fprintf(&logBuf, "# hwepoch tlc: java %s\n%s", strings.Join(args, " "), head.String())
+		if waitErr, err = r.runTLC(ctx, work, out, args, &logBuf); err != nil {
+			return Result{}, files, err
+		}
+	}
 	elapsed := time.Since(start)
 	fmt.Fprintf(&logBuf, "# wall time %.1fs\n", elapsed.Seconds())
 
@@ -175,10 +167,14 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 		return res, files, err
 	}
 	res.Seconds = elapsed.Seconds()
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		res.Verdict = "error"
 		res.Error = "TLC did not finish within " + r.Timeout.String()
-	} else if waitErr != nil && res.Verdict == "error" && res.Error == "" {
+	case failure != "":
+		res.Verdict = "error"
+		res.Error = failure
+	case waitErr != nil && res.Verdict == "error" && res.Error == "":
 		res.Error = waitErr.Error()
 	}
 	if r.Simulate != nil && res.Verdict == "violated" && res.Property == "BelowSimDepth" {
@@ -193,7 +189,7 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 	if err := os.WriteFile(filepath.Join(r.OutDir, files.Log), logBuf.Bytes(), 0o644); err != nil {
 		return res, files, err
 	}
-	if res.Verdict == "violated" || res.Verdict == "simulated" {
+	if r.Distributed == nil && (res.Verdict == "violated" || res.Verdict == "simulated") {
 		if copyFile(filepath.Join(work, out+".json"), filepath.Join(r.OutDir, out+".json")) == nil {
 			files.TraceJSON = out + ".json"
 		}
@@ -202,6 +198,38 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 		}
 	}
 	return res, files, nil
+}
+
+// runTLC runs java with args in work, collecting its console output in
+// log and echoing progress lines. waitErr is how java exited.
+func (r Run) runTLC(ctx context.Context, work, out string, args []string, log *bytes.Buffer) (waitErr error, err error) {
+	cmd := exec.CommandContext(ctx, "java", args...)
+	cmd.Dir = work
+	pr, pw := io.Pipe()
+	cmd.Stdout = pw
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting java (is a JDK installed?): %w", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 1<<26)
+		for sc.Scan() {
+			line := sc.Text()
+			log.WriteString(line)
+			log.WriteByte('\n')
+			if r.Progress != nil && (strings.HasPrefix(line, "Progress(") || strings.HasPrefix(line, "Error:")) {
+				fmt.Fprintf(r.Progress, "  [%s] %s\n", out, line)
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	waitErr = cmd.Wait()
+	pw.Close()
+	<-done
+	return waitErr, nil
 }
 
 func copyGlob(dir, pattern, dst string) error {

@@ -26,7 +26,7 @@ type Runs struct {
 // Run is one TLC run.
 type Run struct {
 	Name            string  `json:"name"`
-	Mode            string  `json:"mode"`   // "bfs" (model checking) or "simulate"; absent means bfs
+	Mode            string  `json:"mode"`   // ModeBFS, ModeSimulate or ModeDistributed; absent means bfs
 	Config          string  `json:"config"` // the configuration; absent means Name
 	CfgSHA256       string  `json:"cfgSha256"`
 	SpecSHA256      string  `json:"specSha256"`
@@ -37,13 +37,34 @@ type Run struct {
 	StatesGenerated int64   `json:"statesGenerated"`
 	Depth           int     `json:"depth"`
 	Seconds         float64 `json:"seconds"`
-	Workers         int     `json:"workers"`
-	Seed            int64   `json:"seed,omitempty"`
-	Log             string  `json:"log"`
-	TraceJSON       string  `json:"traceJson,omitempty"`
-	TraceTLA        string  `json:"traceTla,omitempty"`
-	TraceLength     int     `json:"traceLength,omitempty"`
+	Workers         int     `json:"workers"` // TLC worker threads (distributed: registered with the server)
+	// WorkerProcesses is the number of TLCWorker processes of a
+	// distributed run.
+	WorkerProcesses int `json:"workerProcesses,omitempty"`
+	// FPSetServers is the number of FPSet server processes, local and
+	// remote, holding a distributed run's fingerprint set (0: the TLC
+	// server held it).
+	FPSetServers int    `json:"fpsetServers,omitempty"`
+	Seed         int64  `json:"seed,omitempty"`
+	Log          string `json:"log"`
+	TraceJSON    string `json:"traceJson,omitempty"`
+	TraceTLA     string `json:"traceTla,omitempty"`
+	TraceLength  int    `json:"traceLength,omitempty"`
 }
+
+// The modes of a run.
+const (
+	ModeBFS      = "bfs"      // tlc2.TLC's breadth-first model checking
+	ModeSimulate = "simulate" // tlc2.TLC -simulate: one random behaviour
+	// ModeDistributed is model checking by TLC's distributed mode
+	// (TLCServer and TLCWorker processes). Its verdict and distinct states
+	// are TLC's; its states generated and depth are not comparable with a
+	// breadth-first run's (workers count cache hits their own way; workers
+	// take blocks of the queue concurrently, so the search is not strictly
+	// breadth-first, and the server reports the level of the last state it
+	// wrote: 31 to 35 where tlc2.TLC says 34), so it is not Exhaustive.
+	ModeDistributed = "distributed"
+)
 
 // ConfigName is the configuration the run checked.
 func (r Run) ConfigName() string {
@@ -55,7 +76,7 @@ func (r Run) ConfigName() string {
 
 // Exhaustive reports whether the run was TLC's breadth-first model checking,
 // whose counts the explorer must reproduce.
-func (r Run) Exhaustive() bool { return r.Mode == "" || r.Mode == "bfs" }
+func (r Run) Exhaustive() bool { return r.Mode == "" || r.Mode == ModeBFS }
 
 // LoadRuns reads dir/runs.json. A missing file is reported with
 // os.ErrNotExist in the chain, so callers can skip comparisons (or, like
@@ -80,12 +101,15 @@ func LoadRunsFile(path string) (*Runs, error) {
 		if run.Name == "" {
 			return nil, fmt.Errorf("%s: runs[%d] has no name", path, i)
 		}
+		checks := run.Exhaustive() || run.Mode == ModeDistributed
 		switch {
-		case run.Exhaustive() && run.Verdict != "holds" && run.Verdict != "violated":
+		case !checks && run.Mode != ModeSimulate:
+			return nil, fmt.Errorf("%s: %s: unknown mode %q", path, run.Name, run.Mode)
+		case checks && run.Verdict != "holds" && run.Verdict != "violated":
 			return nil, fmt.Errorf("%s: %s: verdict %q, want \"holds\" or \"violated\"", path, run.Name, run.Verdict)
-		case !run.Exhaustive() && run.Verdict != "simulated":
+		case !checks && run.Verdict != "simulated":
 			return nil, fmt.Errorf("%s: %s: a %s run's verdict is %q, want \"simulated\"", path, run.Name, run.Mode, run.Verdict)
-		case run.DistinctStates < 0 || run.StatesGenerated < 0 || run.Depth < 0 || run.TraceLength < 0 || run.Workers < 0 || run.Seconds < 0:
+		case run.DistinctStates < 0 || run.StatesGenerated < 0 || run.Depth < 0 || run.TraceLength < 0 || run.Workers < 0 || run.WorkerProcesses < 0 || run.FPSetServers < 0 || run.Seconds < 0:
 			return nil, fmt.Errorf("%s: %s: a negative count (distinctStates %d, statesGenerated %d, depth %d, traceLength %d, workers %d, seconds %g)",
 				path, run.Name, run.DistinctStates, run.StatesGenerated, run.Depth, run.TraceLength, run.Workers, run.Seconds)
 		}
