@@ -239,7 +239,7 @@ func TestAdviceOutsideTheRepository(t *testing.T) {
 // run (it once ran silently), and its verdict still comes out.
 func TestScenarioProgressOnLongCases(t *testing.T) {
 	src := "name rounds\nconfig Replicas={r1,r2} Acks=\"1\"\npolicies LeaderEpoch\ncheck TypeOK\nexpect LeaderEpoch holds\n" +
-		"Elect(r1)\nHandleLeaderAndIsr(r1)\nHandleLeaderAndIsr(r2)\nSendOffsetsForLeaderEpoch(r2)\nHandleOffsetsForLeaderEpoch(r1, r2)\nHandleOffsetsForLeaderEpochResponse(r2)\n" + strings.Repeat("SendFetch(r2)\nHandleFetch(r1, r2)\nHandleFetchResponse(r2)\n", 3400)
+		"Elect(r1)\nHandleLeaderAndIsr(r1)\nHandleLeaderAndIsr(r2)\nSendOffsetsForLeaderEpoch(r2)\nHandleOffsetsForLeaderEpoch(r1, r2)\nHandleOffsetsForLeaderEpochResponse(r2)\n" + strings.Repeat("SendFetch(r2)\nHandleFetch(r1, r2)\nUpdateFollowerFetchState(r1, r2)\nHandleFetchResponse(r2)\n", 2550)
 	path := filepath.Join(t.TempDir(), "rounds.scenario")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)

@@ -122,7 +122,7 @@ func TestTLCTraceRows(t *testing.T) {
 	for _, r := range rows {
 		byItem[r.Item] = r
 	}
-	if r := byItem["hw-acked-loss.json"]; r.Status != Pass || r.Found != "replays, NoAckedLoss at step 12 (the last)" {
+	if r := byItem["hw-acked-loss.json"]; r.Status != Pass || r.Found != "replays, NoAckedLoss at step 15 (the last)" {
 		t.Errorf("hw-acked-loss: %+v", r)
 	}
 	if r := byItem["w-acked.json"]; r.Status != Fail || !strings.HasPrefix(r.Found, "does not") || !strings.Contains(r.Found, "step 4") {

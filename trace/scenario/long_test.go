@@ -8,7 +8,7 @@ import (
 	"github.com/hwepoch/hwepoch/trace"
 )
 
-// Long generates a scenario of n fetch rounds (4n+6 steps) in which the
+// Long generates a scenario of n fetch rounds (5n+6 steps) in which the
 // leader's log keeps growing: the shape whose trace, kept whole, grows
 // with the square of its length.
 func Long(n int) string {
@@ -27,16 +27,16 @@ HandleOffsetsForLeaderEpoch(r1, r2)
 HandleOffsetsForLeaderEpochResponse(r2)
 `)
 	for range n {
-		b.WriteString("Produce(r1)\nSendFetch(r2)\nHandleFetch(r1, r2)\nHandleFetchResponse(r2)\n")
+		b.WriteString("Produce(r1)\nSendFetch(r2)\nHandleFetch(r1, r2)\nUpdateFollowerFetchState(r1, r2)\nHandleFetchResponse(r2)\n")
 	}
 	return b.String()
 }
 
 // Walk keeps one state at a time: walking 8,000 steps whose logs grow to
-// 2,000 records holds a few MB live, where keeping the trace (Run) holds
+// 1,600 records holds a few MB live, where keeping the trace (Run) holds
 // some 200 MB. It visits the same states Run keeps.
 func TestWalkMemoryIsLinear(t *testing.T) {
-	sc, err := Parse("long.scenario", []byte(Long(2000)))
+	sc, err := Parse("long.scenario", []byte(Long(1600)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestWalkMemoryIsLinear(t *testing.T) {
 		measure(i)
 		return nil
 	})
-	if err != nil || !v.Holds || n != 8007 {
+	if err != nil || !v.Holds || n != 8007 { // 5 × 1600 + 6 steps, and Init
 		t.Fatalf("walk: %v, %v, %d states", err, v, n)
 	}
 	const limit = 64 << 20
@@ -71,7 +71,7 @@ func TestWalkMemoryIsLinear(t *testing.T) {
 // Progress reports a long case every ProgressEvery steps, and nothing for
 // a short one.
 func TestProgressOfLongCases(t *testing.T) {
-	long, err := Parse("long.scenario", []byte(Long(ProgressEvery/4+1)))
+	long, err := Parse("long.scenario", []byte(Long(ProgressEvery/5+1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +82,8 @@ func TestProgressOfLongCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(long.StepsFor(c))
-	want := []string{"running long LeaderEpoch: step 10000 of 10010", "running long LeaderEpoch: step 10010 of 10010"}
-	if n != 10010 || strings.Join(said, "\n") != strings.Join(want, "\n") {
+	want := []string{"running long LeaderEpoch: step 10000 of 10011", "running long LeaderEpoch: step 10011 of 10011"}
+	if n != 10011 || strings.Join(said, "\n") != strings.Join(want, "\n") {
 		t.Errorf("%d steps; progress %q, want %q", n, said, want)
 	}
 	short, err := Parse("tiny.scenario", []byte(tiny))
