@@ -269,6 +269,16 @@ func writeVerifyReport(w io.Writer, rows []verify.Row, took map[string]time.Dura
 			again = "hwepoch verify " + mode.String() + " -traces"
 		}
 		fmt.Fprintf(w, "\ncounterexamples (an expected one shows that its check bites), each with the command that prints it:\n")
+		// Expected counterexamples printed by the same command go on shared
+		// lines, "[k] ARGS" each (the summary above has their verdicts, -v
+		// every check): a newcomer's screen holds the list.
+		type group struct {
+			verb   string
+			tokens []string
+		}
+		var groups []*group
+		byVerb := map[string]*group{}
+		var single []string
 		k := 0
 		for _, r := range rows {
 			c := r.Counterexample
@@ -282,7 +292,36 @@ func writeVerifyReport(w io.Writer, rows []verify.Row, took map[string]time.Dura
 				fmt.Fprintln(w)
 				continue
 			}
-			fmt.Fprintln(w, r.OneLine(k, verify.Width, again))
+			if f := strings.Fields(c.Show); len(f) > 2 && f[0] == "hwepoch" {
+				verb := f[0] + " " + f[1]
+				g := byVerb[verb]
+				if g == nil {
+					g = &group{verb: verb}
+					byVerb[verb] = g
+					groups = append(groups, g)
+				}
+				var args []string // NAME, then flags' values: NAME/POLICY/VARIANT
+				for _, a := range f[2:] {
+					if !strings.HasPrefix(a, "-") {
+						args = append(args, a)
+					}
+				}
+				g.tokens = append(g.tokens, fmt.Sprintf("[%d]%s", k, strings.Join(args, "/")))
+				continue
+			}
+			single = append(single, r.OneLine(k, verify.Width, again))
+		}
+		for _, g := range groups {
+			usage := g.verb + " NAME"
+			if g.verb == "hwepoch scenario" {
+				usage += " -policy POLICY [-variant V], as NAME/POLICY[/V]"
+			}
+			for _, l := range verify.Wrap(usage+": "+strings.Join(g.tokens, " "), verify.Width, "    ") {
+				fmt.Fprintln(w, l)
+			}
+		}
+		for _, l := range single {
+			fmt.Fprintln(w, l)
 		}
 	}
 	if len(skipped) > 0 && !verbose {

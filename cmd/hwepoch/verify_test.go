@@ -37,9 +37,10 @@ func TestVerifyQuick(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{
-		"stage  checks  as expected  not  skipped", "explore      17           11    0        6",
-		"[1] hwepoch check hw-acked-loss  # violated NoAckedLoss (counterexample: 13 states)",
-		"hwepoch scenario kip101-scenario-1 -policy HighWatermark  # violates NoAckedLoss@22",
+		"stage  checks  as expected  not  skipped", "explore      34           25    0        9",
+		"hwepoch check NAME: [1]hw-acked-loss [2]hw-divergence",
+		"hwepoch scenario NAME -policy POLICY [-variant V], as NAME/POLICY[/V]:", "kip101-scenario-1/HighWatermark",
+		"kip320-zombie-follower/LeaderEpoch/Fencing=FALSE",
 		`explore kip101-divergence le-fenced-2`, `not in --quick's set:`,
 		"tlc-trace", "refine", "random", "freerun", "chaos", "verify --quick:", " 0 not",
 	} {
@@ -62,7 +63,7 @@ func TestVerifyQuick(t *testing.T) {
 	// -v lists every check and -traces prints every counterexample in full,
 	// one line per replica per step.
 	code, out, _ = runCLI("verify", "--quick", "-q", "-v", "-traces")
-	for _, want := range []string{"✓ explore hw-acked-loss · HighWatermark · 19642 states · depth 13", "expected: violated NoAckedLoss (TLC's counterexample: 13 states)",
+	for _, want := range []string{"✓ explore hw-acked-loss · HighWatermark · 69121 states", "expected: violated NoAckedLoss (TLC's counterexample: 16 states)",
 		"[1] explore hw-acked-loss: invariant NoAckedLoss is violated", "    *r2   Follower e1"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("-v -traces: exit %d, output lacks %q", code, want)
