@@ -204,12 +204,11 @@ flags:`)
 				rec.Mode = tlcjson.ModeDistributed
 				rec.WorkerProcesses, rec.FPSetServers = j.dist.Workers, j.dist.FPSets+j.dist.RemoteFPSets
 			}
-			runs.Put(rec)
-			if j.dist == nil { // the server's banner lacks tlc2.TLC's "(rev: ...)"
-				runs.TLCVersion = res.Version
+			version := res.Version
+			if j.dist != nil { // the server's banner lacks tlc2.TLC's "(rev: ...)"
+				version = ""
 			}
-			runs.SpecSHA256 = specHash
-			if err := runs.Write(*outDir); err != nil {
+			if runs, err = recordRun(*outDir, rec, version, specHash); err != nil {
 				fmt.Fprintln(stderr, "hwepoch tlc:", err)
 				return 1
 			}
@@ -255,4 +254,24 @@ func relTo(base, dir, file string) string {
 		return file
 	}
 	return filepath.ToSlash(rel)
+}
+
+// recordRun adds rec to outDir's runs.json, reading the file again just
+// before writing it: another hwepoch tlc may have recorded runs since this
+// one started (TLC runs take hours), and writing back what was read at the
+// start would drop them. version "" keeps the recorded TLC version.
+func recordRun(outDir string, rec tlcjson.Run, version, specHash string) (*tlcjson.Runs, error) {
+	runs, err := tlcjson.LoadRuns(outDir)
+	if errors.Is(err, os.ErrNotExist) {
+		runs, err = &tlcjson.Runs{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	runs.Put(rec)
+	if version != "" {
+		runs.TLCVersion = version
+	}
+	runs.SpecSHA256 = specHash
+	return runs, runs.Write(outDir)
 }
