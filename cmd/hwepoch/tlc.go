@@ -208,7 +208,7 @@ flags:`)
 			if j.dist != nil { // the server's banner lacks tlc2.TLC's "(rev: ...)"
 				version = ""
 			}
-			if runs, err = recordRun(*outDir, rec, version, specHash); err != nil {
+			if _, err := recordRun(*outDir, rec, version, specHash); err != nil {
 				fmt.Fprintln(stderr, "hwepoch tlc:", err)
 				return 1
 			}
