@@ -4,19 +4,19 @@ import "slices"
 
 // elect mirrors Elect(r): the controller elects r and bumps the leader epoch
 // and the partition epoch.
-func elect(cfg *Config, s *State, r int) (State, bool) {
+func elect(cfg *Config, s *State, r int, t *State) bool {
 	name := cfg.Replicas[r]
 	if !s.Up(r) || s.CtrlEpoch >= cfg.MaxEpoch {
-		return State{}, false
+		return false
 	}
 	inIsr := Contains(s.CtrlIsr, name)
 	if !inIsr {
 		if !cfg.UncleanLeaderElectionEnable {
-			return State{}, false
+			return false
 		}
 		for _, x := range s.CtrlIsr {
 			if s.Up(cfg.Index(x)) {
-				return State{}, false
+				return false
 			}
 		}
 	}
@@ -32,13 +32,13 @@ func elect(cfg *Config, s *State, r int) (State, bool) {
 		newIsr = []Replica{name}
 	}
 	e, pe := s.CtrlEpoch+1, s.CtrlPartitionEpoch+1
-	t := *s
+	*t = *s
 	t.CtrlLeader = name
 	t.CtrlEpoch = e
 	t.CtrlIsr = newIsr
 	t.CtrlPartitionEpoch = pe
 	t.ControllerQueue = sendToLive(s, LeaderAndIsrMsg(name, e, newIsr, pe), -1)
-	return t, true
+	return true
 }
 
 // sendToLive appends m to the controller queue of every live broker but
@@ -57,25 +57,25 @@ func sendToLive(s *State, m Msg, skip int) [][]Msg {
 // its controller queue and applies it if its epoch is newer (as follower, only
 // if the named leader is up), or if it only brings the leader a newer
 // partition epoch.
-func handleLeaderAndIsr(cfg *Config, s *State, r int) (State, bool) {
+func handleLeaderAndIsr(cfg *Config, s *State, r int, t *State) bool {
 	q := s.ControllerQueue[r]
 	if len(q) == 0 {
-		return State{}, false
+		return false
 	}
 	m := q[0]
-	t := *s
+	*t = *s
 	t.ControllerQueue = with(s.ControllerQueue, r, q[1:len(q):len(q)])
 	self := cfg.Replicas[r]
 	switch {
 	case m.Epoch > s.LeaderEpoch[r] && m.Leader == self:
-		BecomeLeader(cfg, s, &t, r, m)
+		BecomeLeader(cfg, s, t, r, m)
 	case m.Epoch > s.LeaderEpoch[r] && s.Up(cfg.Index(m.Leader)):
-		BecomeFollower(cfg, s, &t, r, m)
+		BecomeFollower(cfg, s, t, r, m)
 	case m.Epoch == s.LeaderEpoch[r] && m.Leader == self && s.Role[r] == Leader &&
 		m.PartitionEpoch > s.PartitionEpoch[r]:
-		UpdateIsr(cfg, s, &t, r, m)
+		UpdateIsr(cfg, s, t, r, m)
 	}
-	return t, true
+	return true
 }
 
 // BecomeLeader mirrors BecomeLeader(r, m), writing the primed variables into

@@ -3,13 +3,13 @@ package model
 // Durability, crash and restart, and the lossy network.
 
 // checkpointHW mirrors CheckpointHW(r): the periodic replication-offset-checkpoint write.
-func checkpointHW(cfg *Config, s *State, r int) (State, bool) {
+func checkpointHW(cfg *Config, s *State, r int, t *State) bool {
 	if (s.Role[r] != Leader && s.Role[r] != Follower) || s.HwCheckpoint[r] == s.Hw[r] {
-		return State{}, false
+		return false
 	}
-	t := *s
+	*t = *s
 	t.HwCheckpoint = with(s.HwCheckpoint, r, s.Hw[r])
-	return t, true
+	return true
 }
 
 // afterCrash mirrors AfterCrash(r, f): what a crash of r leaves in f's slot.
@@ -34,20 +34,20 @@ func afterCrash(cfg *Config, s *State, r, f int) Msg {
 // or from it but an orphaned fetch, and (with UnflushedLoss) all but keep
 // records of its log. The controller unsets a dead leader; under asynchronous
 // ISR changes it fences a dead ISR follower out of the ISR.
-func crash(cfg *Config, s *State, r, keep int) (State, bool) {
+func crash(cfg *Config, s *State, r, keep int, t *State) bool {
 	if !s.Up(r) || s.Crashes >= cfg.MaxCrashes {
-		return State{}, false
+		return false
 	}
 	leo := s.LEO(r)
 	if cfg.UnflushedLoss {
 		if keep < 0 || keep > leo {
-			return State{}, false
+			return false
 		}
 	} else if keep != leo {
-		return State{}, false
+		return false
 	}
 	name := cfg.Replicas[r]
-	t := *s
+	*t = *s
 	if keep != leo {
 		t.Log = with(s.Log, r, s.Log[r][:keep:keep])
 	}
@@ -82,17 +82,17 @@ func crash(cfg *Config, s *State, r, keep int) (State, bool) {
 		q[r] = nil
 		t.ControllerQueue = q
 	}
-	return t, true
+	return true
 }
 
 // restart mirrors Restart(r): HW = min(checkpoint, LEO), the epoch cache is
 // truncated to the LEO, and the controller sends the current LeaderAndIsr
 // when the partition has a leader.
-func restart(cfg *Config, s *State, r int) (State, bool) {
+func restart(cfg *Config, s *State, r int, t *State) bool {
 	if s.Role[r] != Offline {
-		return State{}, false
+		return false
 	}
-	t := *s
+	*t = *s
 	t.Hw = with(s.Hw, r, min(s.HwCheckpoint[r], s.LEO(r)))
 	t.EpochCache = with(s.EpochCache, r, TruncateFromEnd(s.EpochCache[r], s.LEO(r)))
 	t.Role = with(s.Role, r, Starting)
@@ -101,15 +101,15 @@ func restart(cfg *Config, s *State, r int) (State, bool) {
 		q = []Msg{LeaderAndIsrMsg(s.CtrlLeader, s.CtrlEpoch, s.CtrlIsr, s.CtrlPartitionEpoch)}
 	}
 	t.ControllerQueue = with(s.ControllerQueue, r, q)
-	return t, true
+	return true
 }
 
 // loseMessage mirrors LoseMessage(f): a lossy network drops f's request or response.
-func loseMessage(cfg *Config, s *State, f int) (State, bool) {
+func loseMessage(cfg *Config, s *State, f int, t *State) bool {
 	if !cfg.LossyNetwork || s.Inflight[f].Type == MsgNone || s.Inflight[f].Type == MsgFetchRead {
-		return State{}, false
+		return false
 	}
-	t := *s
+	*t = *s
 	t.Inflight = with(s.Inflight, f, NoMsg)
-	return t, true
+	return true
 }

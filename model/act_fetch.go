@@ -5,25 +5,25 @@ package model
 
 // sendFetch mirrors SendFetch(f): a fetch from f's LEO, with lastFetchedEpoch
 // under DivergingEpoch.
-func sendFetch(cfg *Config, s *State, f int) (State, bool) {
+func sendFetch(cfg *Config, s *State, f int, t *State) bool {
 	if s.Role[f] != Follower || !FetchesIn(cfg, s.FetchState[f]) || s.Inflight[f].Type != MsgNone {
-		return State{}, false
+		return false
 	}
 	lfe := -1
 	if cfg.Rel().Reconcile == "DivergingEpoch" {
 		lfe = LatestEpoch(s.EpochCache[f])
 	}
-	t := *s
+	*t = *s
 	t.Inflight = with(s.Inflight, f, FetchReq(cfg.Replicas[f], s.Leader[f], s.LEO(f), lfe, s.LeaderEpoch[f], false))
-	return t, true
+	return true
 }
 
 // handleFetch mirrors HandleFetch(l, f): leader l reads for f's fetch (records
 // from its offset and l's HW before this fetch's update), or answers at once
 // with an error or a divergingEpoch.
-func handleFetch(cfg *Config, s *State, l, f int) (State, bool) {
+func handleFetch(cfg *Config, s *State, l, f int, t *State) bool {
 	if !RequestAt(cfg, s, f, l, MsgFetch) || !s.Up(l) {
-		return State{}, false
+		return false
 	}
 	m := s.Inflight[f]
 	err := RequestError(cfg, s, l, m)
@@ -33,7 +33,7 @@ func handleFetch(cfg *Config, s *State, l, f int) (State, bool) {
 	if err == ErrNone && !div && m.Offset > s.LEO(l) {
 		err = ErrOffsetOutOfRange
 	}
-	t := *s
+	*t = *s
 	lname, fname := cfg.Replicas[l], cfg.Replicas[f]
 	switch {
 	case err == ErrNone && !div:
@@ -52,43 +52,43 @@ func handleFetch(cfg *Config, s *State, l, f int) (State, bool) {
 		}
 		t.Inflight = with(s.Inflight, f, FetchResp(lname, fname, err, m.Offset, nil, -1, s.LEO(l), div, dv, m.CurrentEpoch))
 	}
-	return t, true
+	return true
 }
 
 // updateFollowerFetchState mirrors UpdateFollowerFetchState(l, f): leader l
 // records f's fetch offset as its LEO (its HW may advance), then the response
 // goes out with what was read; nowhere for an orphan.
-func updateFollowerFetchState(cfg *Config, s *State, l, f int) (State, bool) {
+func updateFollowerFetchState(cfg *Config, s *State, l, f int, t *State) bool {
 	m := s.Inflight[f]
 	if m.Type != MsgFetchRead || m.Src != cfg.Replicas[l] {
-		return State{}, false
+		return false
 	}
-	t := *s
+	*t = *s
 	if s.Role[l] == Leader {
 		views := with(s.FollowerLeo[l], f, m.Offset)
 		t.FollowerLeo = with(s.FollowerLeo, l, views)
-		AdvanceHW(cfg, s, &t, l, s.Log[l], s.Isr[l], MaximalIsr(s, l), views, s.ProduceEpoch[l], s.LeaderEpoch[l])
+		AdvanceHW(cfg, s, t, l, s.Log[l], s.Isr[l], MaximalIsr(s, l), views, s.ProduceEpoch[l], s.LeaderEpoch[l])
 	}
 	if m.Orphan {
 		t.Inflight = with(s.Inflight, f, NoMsg)
 	} else {
 		t.Inflight = with(s.Inflight, f, FetchResp(m.Src, m.Dst, ErrNone, m.Offset, m.Records, m.Hw, m.Leo, false, NoDivergence0, m.CurrentEpoch))
 	}
-	return t, true
+	return true
 }
 
 // handleFetchResponse mirrors HandleFetchResponse(f): the response is always
 // consumed; it is applied only for f's current fetch (from its leader, in its
 // epoch, at its LEO).
-func handleFetchResponse(cfg *Config, s *State, f int) (State, bool) {
+func handleFetchResponse(cfg *Config, s *State, f int, t *State) bool {
 	m := s.Inflight[f]
 	if m.Type != MsgFetchResponse {
-		return State{}, false
+		return false
 	}
-	t := *s
+	*t = *s
 	t.Inflight = with(s.Inflight, f, NoMsg)
 	if !AcceptsResponse(s, f, m) || !FetchesIn(cfg, s.FetchState[f]) || m.Offset != s.LEO(f) {
-		return t, true
+		return true
 	}
 	switch {
 	case m.Error == ErrNone && m.Diverging:
@@ -110,7 +110,7 @@ func handleFetchResponse(cfg *Config, s *State, f int) (State, bool) {
 		t.EpochCache = with(s.EpochCache, f, TruncCache(s, f, m.Leo))
 		t.Hw = with(s.Hw, f, TruncHW(s, f, m.Leo))
 	}
-	return t, true
+	return true
 }
 
 // FetchesIn mirrors FetchesIn: the fetch states in which a follower fetches

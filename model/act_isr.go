@@ -17,43 +17,43 @@ func changeIsr(cfg *Config, s, t *State, l int, isr []Replica) {
 }
 
 // shrinkIsr mirrors ShrinkIsr(l, f).
-func shrinkIsr(cfg *Config, s *State, l, f int) (State, bool) {
+func shrinkIsr(cfg *Config, s *State, l, f int, t *State) bool {
 	fname := cfg.Replicas[f]
 	if !MayChangeIsr(cfg, s, l) || f == l || !Contains(s.Isr[l], fname) {
-		return State{}, false
+		return false
 	}
-	t := *s
-	changeIsr(cfg, s, &t, l, Remove(s.Isr[l], fname))
-	return t, true
+	*t = *s
+	changeIsr(cfg, s, t, l, Remove(s.Isr[l], fname))
+	return true
 }
 
 // expandIsr mirrors ExpandIsr(l, f): f is caught up to the HW and, per
 // release, to the start of the leader's epoch (KAFKA-7128) and alive
 // (KIP-841).
-func expandIsr(cfg *Config, s *State, l, f int) (State, bool) {
+func expandIsr(cfg *Config, s *State, l, f int, t *State) bool {
 	fname := cfg.Replicas[f]
 	rel := cfg.Rel()
 	if !MayChangeIsr(cfg, s, l) || Contains(s.Isr[l], fname) {
-		return State{}, false
+		return false
 	}
 	if rel.ExpandLiveOnly && !s.Up(f) {
-		return State{}, false
+		return false
 	}
 	view := s.FollowerLeo[l][f]
 	if view < s.Hw[l] || (rel.ExpandNeedsEpochStart && view < EpochStart(s, l)) {
-		return State{}, false
+		return false
 	}
-	t := *s
-	changeIsr(cfg, s, &t, l, Insert(s.Isr[l], fname))
-	return t, true
+	*t = *s
+	changeIsr(cfg, s, t, l, Insert(s.Isr[l], fname))
+	return true
 }
 
 // handleAlterPartition mirrors HandleAlterPartition(l): the controller's
 // decision on l's proposal.
-func handleAlterPartition(cfg *Config, s *State, l int) (State, bool) {
+func handleAlterPartition(cfg *Config, s *State, l int, t *State) bool {
 	m := s.AlterPartition[l]
 	if m.Type != MsgAlterPartition {
-		return State{}, false
+		return false
 	}
 	err := ErrNone
 	switch {
@@ -69,7 +69,7 @@ func handleAlterPartition(cfg *Config, s *State, l int) (State, bool) {
 			}
 		}
 	}
-	t := *s
+	*t = *s
 	if err == ErrNone {
 		t.CtrlIsr = m.Isr
 		t.CtrlPartitionEpoch = s.CtrlPartitionEpoch + 1
@@ -77,28 +77,28 @@ func handleAlterPartition(cfg *Config, s *State, l int) (State, bool) {
 	} else {
 		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionResp(err, 0, 0, nil))
 	}
-	return t, true
+	return true
 }
 
 // handleAlterPartitionResponse mirrors HandleAlterPartitionResponse(l).
-func handleAlterPartitionResponse(cfg *Config, s *State, l int) (State, bool) {
+func handleAlterPartitionResponse(cfg *Config, s *State, l int, t *State) bool {
 	m := s.AlterPartition[l]
 	if m.Type != MsgAlterPartitionResponse {
-		return State{}, false
+		return false
 	}
-	t := *s
+	*t = *s
 	t.AlterPartition = with(s.AlterPartition, l, NoMsg)
 	if s.Role[l] != Leader || len(s.PendingIsr[l]) == 0 || (m.Error == ErrNone && m.LeaderEpoch != s.LeaderEpoch[l]) {
-		return t, true
+		return true
 	}
 	switch m.Error {
 	case ErrNone:
 		t.Isr = with(s.Isr, l, m.Isr)
 		t.PartitionEpoch = with(s.PartitionEpoch, l, m.PartitionEpoch)
 		t.PendingIsr = with(s.PendingIsr, l, nil)
-		AdvanceHW(cfg, s, &t, l, s.Log[l], m.Isr, m.Isr, s.FollowerLeo[l], s.ProduceEpoch[l], s.LeaderEpoch[l])
+		AdvanceHW(cfg, s, t, l, s.Log[l], m.Isr, m.Isr, s.FollowerLeo[l], s.ProduceEpoch[l], s.LeaderEpoch[l])
 	case ErrIneligibleReplica:
 		t.PendingIsr = with(s.PendingIsr, l, nil)
 	}
-	return t, true
+	return true
 }

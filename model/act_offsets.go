@@ -3,20 +3,20 @@ package model
 // The truncation phase of OffsetsForLeaderEpoch: Kip101 and LeaderEpoch.
 
 // sendOffsetsForLeaderEpoch mirrors SendOffsetsForLeaderEpoch(f).
-func sendOffsetsForLeaderEpoch(cfg *Config, s *State, f int) (State, bool) {
+func sendOffsetsForLeaderEpoch(cfg *Config, s *State, f int, t *State) bool {
 	if cfg.Rel().Reconcile == "DivergingEpoch" || s.Role[f] != Follower || s.FetchState[f] != Truncating || s.Inflight[f].Type != MsgNone {
-		return State{}, false
+		return false
 	}
-	t := *s
+	*t = *s
 	t.Inflight = with(s.Inflight, f, OffsetsReq(cfg.Replicas[f], s.Leader[f], LatestEpoch(s.EpochCache[f]), s.LeaderEpoch[f]))
-	return t, true
+	return true
 }
 
 // handleOffsetsForLeaderEpoch mirrors HandleOffsetsForLeaderEpoch(l, f):
 // leader l answers f's request in f's slot.
-func handleOffsetsForLeaderEpoch(cfg *Config, s *State, l, f int) (State, bool) {
+func handleOffsetsForLeaderEpoch(cfg *Config, s *State, l, f int, t *State) bool {
 	if !RequestAt(cfg, s, f, l, MsgOffsetsForLeaderEpoch) || !s.Up(l) {
-		return State{}, false
+		return false
 	}
 	m := s.Inflight[f]
 	err := RequestError(cfg, s, l, m)
@@ -29,19 +29,19 @@ func handleOffsetsForLeaderEpoch(cfg *Config, s *State, l, f int) (State, bool) 
 	default:
 		ans = EndOffsetFor(s.EpochCache[l], s.LEO(l), m.Epoch)
 	}
-	t := *s
+	*t = *s
 	t.Inflight = with(s.Inflight, f, OffsetsResp(cfg.Replicas[l], cfg.Replicas[f], err, ans.Epoch, ans.Offset, m.CurrentEpoch))
-	return t, true
+	return true
 }
 
 // handleOffsetsForLeaderEpochResponse mirrors HandleOffsetsForLeaderEpochResponse(f):
 // the response is always consumed; it truncates only if f still expects it.
-func handleOffsetsForLeaderEpochResponse(cfg *Config, s *State, f int) (State, bool) {
+func handleOffsetsForLeaderEpochResponse(cfg *Config, s *State, f int, t *State) bool {
 	m := s.Inflight[f]
 	if m.Type != MsgOffsetsForLeaderEpochResponse {
-		return State{}, false
+		return false
 	}
-	t := *s
+	*t = *s
 	t.Inflight = with(s.Inflight, f, NoMsg)
 	if AcceptsResponse(s, f, m) && s.FetchState[f] == Truncating && m.Error == ErrNone {
 		// A truncating fetcher's fetch offset is its HW (see the spec).
@@ -55,5 +55,5 @@ func handleOffsetsForLeaderEpochResponse(cfg *Config, s *State, f int) (State, b
 		}
 		t.FetchState = with(s.FetchState, f, fs)
 	}
-	return t, true
+	return true
 }

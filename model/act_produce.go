@@ -2,12 +2,12 @@ package model
 
 // produce mirrors Produce(l): a producer writes one record to leader l, whose
 // cache assigns its epoch at the record.
-func produce(cfg *Config, s *State, l int) (State, bool) {
+func produce(cfg *Config, s *State, l int, t *State) bool {
 	if s.Role[l] != Leader || s.NextId > cfg.MaxRecords {
-		return State{}, false
+		return false
 	}
 	if cfg.Acks == "all" && len(s.Isr[l]) < cfg.MinInsyncReplicas {
-		return State{}, false
+		return false
 	}
 	old := s.Log[l]
 	lg := make([]Record, len(old)+1)
@@ -15,7 +15,7 @@ func produce(cfg *Config, s *State, l int) (State, bool) {
 	lg[len(old)] = Record{ID: s.NextId, Epoch: s.LeaderEpoch[l]}
 	maximal := MaximalIsr(s, l)
 	nw := NewHW(cfg, l, lg, maximal, s.Isr[l], s.FollowerLeo[l], s.Hw[l])
-	t := *s
+	*t = *s
 	t.Log = with(s.Log, l, lg)
 	if c := Assign(cfg, s.EpochCache[l], s.LeaderEpoch[l], len(old)); !sameEntries(c, s.EpochCache[l]) {
 		t.EpochCache = with(s.EpochCache, l, c)
@@ -30,7 +30,7 @@ func produce(cfg *Config, s *State, l int) (State, bool) {
 	}
 	t.Acked = Union(s.Acked, acked)
 	t.NextId = s.NextId + 1
-	return t, true
+	return true
 }
 
 // sameEntries reports whether Assign returned its input unchanged (it returns
