@@ -288,9 +288,27 @@ var errShort = errors.New("encoding ends early")
 // carves the state's slices out of a few shared arrays instead of allocating
 // each one.
 func Decode(b []byte) (s State, err error) {
+	err = DecodeInto(b, &s, nil)
+	return s, err
+}
+
+// Scratch is storage DecodeInto may reuse from one call to the next. A
+// state decoded into it is valid until the next DecodeInto with the same
+// Scratch: the explorer decodes each frontier state, expands it, keeps only
+// its successors' encodings and moves on, so one Scratch per worker saves
+// the allocation (and the garbage collector's scan) of one backing per state.
+type Scratch struct {
+	bk backing
+}
+
+// DecodeInto is Decode into *s, with its slices carved from sc when sc is
+// not nil (see Scratch).
+func DecodeInto(b []byte, s *State, sc *Scratch) (err error) {
+	*s = State{}
 	d := decoder{b: b}
 	defer func() {
 		if p := recover(); p != nil {
+			*s = State{}
 			err = fmt.Errorf("decoding state: %v", p)
 		}
 	}()
@@ -302,7 +320,12 @@ func Decode(b []byte) (s State, err error) {
 	// four replicas; larger states fall back to one allocation per slice.
 	var bk *backing
 	if n <= maxBacked {
-		bk = new(backing)
+		if sc != nil {
+			bk = &sc.bk
+			d.names = bk.names[:0]
+		} else {
+			bk = new(backing)
+		}
 		d.ints0 = bk.ints[:0]
 		d.recs0 = bk.recs[:0]
 		d.ents0 = bk.ents[:0]
@@ -363,6 +386,7 @@ func Decode(b []byte) (s State, err error) {
 		if k > len(d.b) {
 			panic(errShort)
 		}
+		s.ControllerQueue[i] = nil // a reused Scratch holds the last state's queue here
 		if k > 0 {
 			s.ControllerQueue[i] = make([]Msg, k)
 			for j := range k {
@@ -383,9 +407,10 @@ func Decode(b []byte) (s State, err error) {
 	s.Acked = d.offsetIDs()
 	s.Committed = d.offsetIDs()
 	if len(d.b) != 0 {
-		return State{}, fmt.Errorf("decoding state: %d bytes left over", len(d.b))
+		*s = State{}
+		return fmt.Errorf("decoding state: %d bytes left over", len(d.b))
 	}
-	return s, nil
+	return nil
 }
 
 type decoder struct {
@@ -419,6 +444,7 @@ type backing struct {
 	recs     [16]Record
 	ents     [12]Entry
 	reps     [24]Replica
+	names    [maxBacked + 1]Replica // the decoder's interned names
 }
 
 // carve reads a length and returns a slice of that length, from the

@@ -288,6 +288,7 @@ func (c *checker) expandLevel(frontier []node, seen *fpSet, workers int, expand 
 		go func() {
 			defer wg.Done()
 			buf := make([]byte, 0, 512)
+			sc := new(model.Scratch)
 			for {
 				ci := int(nextChunk.Add(1) - 1)
 				if ci >= nchunks {
@@ -295,7 +296,7 @@ func (c *checker) expandLevel(frontier []node, seen *fpSet, workers int, expand 
 				}
 				lo := ci * chunkSize
 				hi := min(lo+chunkSize, len(frontier))
-				buf = c.expandChunk(frontier, lo, hi, seen, expand, &outs[ci], buf)
+				buf = c.expandChunk(frontier, lo, hi, seen, expand, &outs[ci], buf, sc)
 				prog.generated.Add(outs[ci].generated)
 			}
 		}()
@@ -304,13 +305,14 @@ func (c *checker) expandLevel(frontier []node, seen *fpSet, workers int, expand 
 	return outs
 }
 
-func (c *checker) expandChunk(frontier []node, lo, hi int, seen *fpSet, expand bool, out *chunkOut, buf []byte) []byte {
+func (c *checker) expandChunk(frontier []node, lo, hi int, seen *fpSet, expand bool, out *chunkOut, buf []byte, sc *model.Scratch) []byte {
 	// Sized for a typical chunk, so that appends rarely copy.
 	out.arena = make([]byte, 0, (hi-lo)*2*(len(frontier[lo].enc)+16))
 	out.cands = make([]cand, 0, (hi-lo)*3/2)
 	for pos := lo; pos < hi; pos++ {
 		nd := &frontier[pos]
-		s, err := model.Decode(nd.enc)
+		var s model.State
+		err := model.DecodeInto(nd.enc, &s, sc)
 		if err != nil {
 			out.evalErr = fmt.Errorf("state %d: %w", nd.idx, err)
 			return buf
