@@ -260,3 +260,58 @@ func Inverse(perm []int) []int {
 	}
 	return inv
 }
+
+// ReplicaKey is a hash of what replica i holds that does not name another
+// replica: its log, epoch cache, HW checkpoint, role, epoch, HW, fetch
+// state, produce and partition epochs, and whether it names itself leader.
+// Renaming replicas carries each key along with its replica:
+// ReplicaKey(Permute(s, p), p[i]) == ReplicaKey(s, i). So sorting the
+// replicas by key picks, up to replicas with equal keys, one member of s's
+// permutation class without trying every permutation (CanonicalPerms).
+func ReplicaKey(cfg *Config, s *State, i int) uint64 {
+	const m = 0x9e3779b97f4a7c15
+	h := uint64(1)
+	mix := func(x int) { h = (h ^ uint64(x)) * m; h ^= h >> 29 }
+	mix(len(s.Log[i]))
+	for _, r := range s.Log[i] {
+		mix(r.ID)
+		mix(r.Epoch)
+	}
+	mix(len(s.EpochCache[i]))
+	for _, e := range s.EpochCache[i] {
+		mix(e.Epoch)
+		mix(e.Start)
+	}
+	mix(s.HwCheckpoint[i])
+	mix(int(s.Role[i]))
+	mix(s.LeaderEpoch[i])
+	mix(s.Hw[i])
+	mix(int(s.FetchState[i]))
+	mix(s.ProduceEpoch[i])
+	mix(s.PartitionEpoch[i])
+	if s.Leader[i] == cfg.Replicas[i] {
+		mix(1)
+	} else {
+		mix(0)
+	}
+	return h
+}
+
+// SortsByKey reports whether renaming replica i to perm[i] lists the
+// replicas in non-decreasing key order (keys[i] is replica i's ReplicaKey):
+// the permutations that do are the candidates for the canonical form.
+// Renaming by any of them and taking the least fingerprint is a canonical
+// form of the permutation class: two states of one class have the same
+// multiset of keys, so the same set of key-sorted renamings, hence the same
+// least fingerprint. It is the same partition into classes as the least
+// fingerprint over all permutations (TLC's), so distinct-state counts agree,
+// at the cost of encoding only the renamings that sort, one when the keys
+// differ.
+func SortsByKey(keys []uint64, inv []int) bool {
+	for j := 1; j < len(inv); j++ {
+		if keys[inv[j-1]] > keys[inv[j]] {
+			return false
+		}
+	}
+	return true
+}

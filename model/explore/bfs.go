@@ -54,8 +54,9 @@ type found struct {
 
 type checker struct {
 	cfg   *model.Config
-	perms [][]int // the replica permutations other than the identity, with Symmetry
-	pinvs [][]int // their inverses
+	perms   [][]int // every replica permutation, the identity first, with Symmetry
+	pinvs   [][]int // their inverses
+	fullSym bool    // Options.FullSymmetry
 	invs  []namedInv
 	props []namedProp
 }
@@ -79,7 +80,11 @@ func newChecker(cfg *model.Config, opts *Options) (*checker, error) {
 	}
 	c := &checker{cfg: cfg}
 	if opts.Symmetry {
-		c.perms = model.Permutations(cfg.N())[1:]
+		if cfg.N() > 8 {
+			return nil, fmt.Errorf("symmetry over %d replicas: the explorer handles at most 8", cfg.N())
+		}
+		c.fullSym = opts.FullSymmetry
+		c.perms = model.Permutations(cfg.N())
 		for _, p := range c.perms {
 			c.pinvs = append(c.pinvs, model.Inverse(p))
 		}
@@ -261,6 +266,10 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	return res, nil
 }
 
+// replicaKey is model.ReplicaKey; a variable so that a test can seed a key
+// that is not invariant under renaming and see the counts go wrong.
+var replicaKey = model.ReplicaKey
+
 // fingerprint is the state's fingerprint given its encoding enc: its hash,
 // or under symmetry the least hash over its replica permutations.
 func (c *checker) fingerprint(s *model.State, enc, buf []byte) uint64 {
@@ -269,8 +278,28 @@ func (c *checker) fingerprint(s *model.State, enc, buf []byte) uint64 {
 }
 
 func (c *checker) fingerprintBuf(s *model.State, enc, buf []byte) (uint64, []byte) {
-	fp := model.Hash64(enc)
+	if c.perms == nil {
+		return model.Hash64(enc), buf
+	}
+	// Symmetry: the least hash over the renamings that sort the replicas by
+	// model.ReplicaKey (model.SortsByKey explains why that is canonical);
+	// with Options.FullSymmetry, over every renaming, as TLC does.
+	var keys [8]uint64
+	n := c.cfg.N()
+	if !c.fullSym {
+		for i := range n {
+			keys[i] = replicaKey(c.cfg, s, i)
+		}
+	}
+	fp := ^uint64(0)
 	for k, p := range c.perms {
+		if !c.fullSym && !model.SortsByKey(keys[:n], c.pinvs[k]) {
+			continue
+		}
+		if k == 0 {
+			fp = min(fp, model.Hash64(enc)) // the identity: enc is s's own encoding
+			continue
+		}
 		buf = model.AppendPermutedEncoding(buf[:0], c.cfg, s, p, c.pinvs[k])
 		fp = min(fp, model.Hash64(buf))
 	}

@@ -19,6 +19,11 @@ type Options struct {
 	// Symmetry explores one state per permutation class of the replicas
 	// (the spec's Symmetry == Permutations(Replicas), TLC's SYMMETRY).
 	Symmetry bool
+	// FullSymmetry fingerprints a state by trying every permutation, as TLC
+	// does, instead of only those that sort the replicas by
+	// model.ReplicaKey. The classes, hence the counts, are the same; it is
+	// here to measure the difference and to test that they agree.
+	FullSymmetry bool
 	// ConfigName labels the traces the search returns.
 	ConfigName string
 	// Progress, when set, receives a progress line about every
