@@ -53,12 +53,12 @@ type found struct {
 }
 
 type checker struct {
-	cfg   *model.Config
+	cfg     *model.Config
 	perms   [][]int // every replica permutation, the identity first, with Symmetry
 	pinvs   [][]int // their inverses
 	fullSym bool    // Options.FullSymmetry
-	invs  []namedInv
-	props []namedProp
+	invs    []namedInv
+	props   []namedProp
 }
 
 type namedInv struct {
