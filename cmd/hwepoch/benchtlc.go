@@ -34,6 +34,9 @@ type benchRow struct {
 	verdict             string
 	wall                time.Duration
 	peakBytes           int64
+	// the explorer's: its fingerprint set and parent pointers at the end,
+	// and its encoded frontier at its largest
+	tableBytes, frontierBytes int64
 }
 
 func (r benchRow) rate() float64 { return float64(r.distinct) / r.wall.Seconds() }
@@ -114,6 +117,7 @@ flags:
 	tw.Flush()
 	fmt.Fprintf(stdout, "explorer/TLC: %.1fx distinct states per second, %.2fx peak memory\n",
 		exRow.rate()/tlcRow.rate(), float64(exRow.peakBytes)/float64(tlcRow.peakBytes))
+	fmt.Fprint(stdout, memoryReport(exRow, memTotal()))
 	if tlcRow.verdict == "holds" && exRow.verdict == "holds" &&
 		(tlcRow.distinct != exRow.distinct || tlcRow.depth != exRow.depth) {
 		fmt.Fprintln(stdout, "MISMATCH: the explorer and TLC disagree on distinct states or depth")
@@ -210,7 +214,7 @@ func benchExplorer(chk *tlccfg.Check, workers int) (benchRow, error) {
 		return benchRow{}, err
 	}
 	row := benchRow{name: "explorer", distinct: res.Distinct, generated: res.Generated, depth: res.Depth,
-		wall: res.Duration, verdict: "holds", peakBytes: peak}
+		wall: res.Duration, verdict: "holds", peakBytes: peak, tableBytes: res.MemBytes, frontierBytes: res.FrontierBytes}
 	if res.Violation != nil {
 		row.verdict = "violated"
 	}
@@ -222,4 +226,43 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// memoryReport is the explorer's bytes per state, split into what every
+// state costs for the whole search (fingerprint set, parent pointer and
+// action) and what only the frontier costs, and the state count that
+// would fit in total bytes of memory at the measured peak per state.
+func memoryReport(r benchRow, total int64) string {
+	if r.distinct == 0 {
+		return ""
+	}
+	per := func(b int64) float64 { return float64(b) / float64(r.distinct) }
+	s := fmt.Sprintf("explorer memory: %.1f B/state for fingerprints and parent pointers, %.1f B/state for the frontier at its largest, %.1f B/state peak from the OS (with the garbage collector's headroom)\n",
+		per(r.tableBytes), per(r.frontierBytes), per(r.peakBytes))
+	if total > 0 && r.peakBytes > 0 {
+		fits := float64(total) / per(r.peakBytes)
+		s += fmt.Sprintf("at that peak per state, this machine's %.1f GiB holds about %.2g states", float64(total)/(1<<30), fits)
+		if fits >= 1<<32 {
+			s += " (the explorer numbers states with 32 bits: at most 4.29e+09)"
+		}
+		s += "\n"
+	}
+	return s
+}
+
+// memTotal is the machine's memory from /proc/meminfo, 0 when unknown.
+func memTotal() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
 }

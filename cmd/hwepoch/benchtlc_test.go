@@ -28,3 +28,26 @@ func TestBenchTLCSmall(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// The memory report divides by the states explored and extrapolates to the
+// machine's memory, flagging the explorer's 32-bit state numbers.
+func TestMemoryReport(t *testing.T) {
+	r := benchRow{distinct: 1_000_000, tableBytes: 20_000_000, frontierBytes: 30_000_000, peakBytes: 100_000_000}
+	got := memoryReport(r, 24<<30)
+	for _, want := range []string{"20.0 B/state for fingerprints", "30.0 B/state for the frontier", "100.0 B/state peak",
+		"24.0 GiB holds about 2.6e+08 states"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("memory report lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "32 bits") {
+		t.Errorf("2.6e8 states flagged as past 32 bits:\n%s", got)
+	}
+	r.peakBytes = 2_000_000 // 2 B/state: more than 2^32 states would fit
+	if got := memoryReport(r, 24<<30); !strings.Contains(got, "32 bits") {
+		t.Errorf("no 32-bit limit in:\n%s", got)
+	}
+	if memoryReport(benchRow{}, 24<<30) != "" {
+		t.Error("a report for no states")
+	}
+}

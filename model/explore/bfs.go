@@ -159,6 +159,7 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	parents = append(parents, 0)
 	acts = append(acts, 0)
 	frontier := []node{{enc: buf, idx: 0}}
+	frontierBytes := int64(len(buf) + 16)
 	res.Generated = 1
 	res.Distinct = 1
 
@@ -252,6 +253,11 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 			frontier = nil
 			break
 		}
+		// Two levels are alive at once: the one being expanded and the
+		// next, each an arena of encodings plus a node (16 bytes) per state.
+		lvl := int64(size + 16*count)
+		res.FrontierBytes = max(res.FrontierBytes, frontierBytes+lvl)
+		frontierBytes = lvl
 		res.Distinct += int64(len(next))
 		prog.distinct.Store(res.Distinct)
 		prog.generated.Store(res.Generated)

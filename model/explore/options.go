@@ -48,6 +48,11 @@ type Result struct {
 	// MemBytes is what the fingerprint set and the parent pointers held at
 	// the end (about 20 bytes a state); the frontier, encoded, comes on top.
 	MemBytes int64
+	// FrontierBytes is the most the encoded frontier held at once (two
+	// levels: the one expanded and the next). MemBytes + FrontierBytes is
+	// what the search needs; the Go runtime's garbage collector adds its
+	// headroom on top (GOGC).
+	FrontierBytes int64
 	// CollisionProb is the optimistic probability that two distinct states
 	// shared a fingerprint, n^2 / 2^65, as TLC reports it.
 	CollisionProb float64
