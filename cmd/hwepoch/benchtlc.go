@@ -117,7 +117,7 @@ flags:
 	tw.Flush()
 	fmt.Fprintf(stdout, "explorer/TLC: %.1fx distinct states per second, %.2fx peak memory\n",
 		exRow.rate()/tlcRow.rate(), float64(exRow.peakBytes)/float64(tlcRow.peakBytes))
-	fmt.Fprint(stdout, memoryReport(exRow, memTotal()))
+	fmt.Fprint(stdout, memoryReport(exRow, explore.MachineMemory()))
 	if tlcRow.verdict == "holds" && exRow.verdict == "holds" &&
 		(tlcRow.distinct != exRow.distinct || tlcRow.depth != exRow.depth) {
 		fmt.Fprintln(stdout, "MISMATCH: the explorer and TLC disagree on distinct states or depth")
@@ -248,21 +248,4 @@ func memoryReport(r benchRow, total int64) string {
 		s += "\n"
 	}
 	return s
-}
-
-// memTotal is the machine's memory from /proc/meminfo, 0 when unknown.
-func memTotal() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, err := strconv.ParseInt(f[1], 10, 64)
-			if err == nil {
-				return kb * 1024
-			}
-		}
-	}
-	return 0
 }

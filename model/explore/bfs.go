@@ -3,8 +3,11 @@ package explore
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,6 +150,14 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	// (successors, once encoded) dies young; collecting somewhat less often
 	// than Go's default trades a little memory for time.
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
+	// GOGC=200 lets the heap grow to three times the live data, which on
+	// a search of tens of millions of states (several GiB live) would make
+	// the collector's headroom, not the states, what runs out of memory. A
+	// soft limit at most of the machine's memory (unless the user set
+	// GOMEMLIMIT) makes the collector work harder only as the heap nears it.
+	if lim := memoryLimit(); lim > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(lim))
+	}
 	res := &Result{}
 	seen := newFPSet()
 	var parents []uint32 // parents[i]: the state that state i was first reached from
@@ -270,6 +281,32 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	n := float64(res.Distinct)
 	res.CollisionProb = n * n / (1 << 65)
 	return res, nil
+}
+
+// memoryLimit is 85% of the machine's memory, or 0 when that is unknown
+// or GOMEMLIMIT already sets a limit.
+func memoryLimit() int64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return 0
+	}
+	return MachineMemory() / 100 * 85
+}
+
+// MachineMemory is the machine's memory (MemTotal in /proc/meminfo), 0
+// when unknown.
+func MachineMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
 }
 
 // replicaKey is model.ReplicaKey; a variable so that a test can seed a key

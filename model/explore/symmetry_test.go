@@ -61,3 +61,11 @@ func TestSortedSymmetryNeedsAnInvariantKey(t *testing.T) {
 	}
 	t.Logf("index-dependent key: %d distinct, full symmetry %d", broken.Distinct, full.Distinct)
 }
+
+// MachineMemory reads this machine's memory (the explorer's soft memory
+// limit is a share of it); on Linux it is never zero.
+func TestMachineMemory(t *testing.T) {
+	if m := MachineMemory(); m < 1<<28 {
+		t.Fatalf("MachineMemory() = %d bytes", m)
+	}
+}
