@@ -6,6 +6,7 @@ package docs
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"go/ast"
@@ -582,11 +583,11 @@ func specManifest(t *testing.T) (string, *tlccfg.Manifest) {
 // nothing about what holds).
 func TestHoldsBoundsAreCurrent(t *testing.T) {
 	_, man := specManifest(t)
-	type agg struct {
-		records, epoch, crashes int
-		names                   []string
-	}
-	per := map[int]*agg{}
+	// Bounds per replica count, each combination with the configurations
+	// checked at it: a maximum over configurations would claim bounds
+	// (say two records and a crash at three replicas) no single one has.
+	type bounds struct{ records, epoch, crashes int }
+	per := map[int]map[bounds][]string{}
 	var ns []int
 	for _, e := range man.Configs {
 		if e.Expect != "holds" {
@@ -597,14 +598,12 @@ func TestHoldsBoundsAreCurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := chk.Config
-		a := per[c.N()]
-		if a == nil {
-			a = &agg{}
-			per[c.N()] = a
+		if per[c.N()] == nil {
+			per[c.N()] = map[bounds][]string{}
 			ns = append(ns, c.N())
 		}
-		a.records, a.epoch, a.crashes = max(a.records, c.MaxRecords), max(a.epoch, c.MaxEpoch), max(a.crashes, c.MaxCrashes)
-		a.names = append(a.names, "`"+e.Name+"`")
+		k := bounds{c.MaxRecords, c.MaxEpoch, c.MaxCrashes}
+		per[c.N()][k] = append(per[c.N()][k], "`"+e.Name+"`")
 	}
 	if len(ns) == 0 {
 		t.Fatal("the manifest has no configuration that must hold")
@@ -612,9 +611,23 @@ func TestHoldsBoundsAreCurrent(t *testing.T) {
 	slices.Sort(ns)
 	var b strings.Builder
 	for _, n := range ns {
-		a := per[n]
-		fmt.Fprintf(&b, "- %d replicas: at most %d record(s), leader epochs 0 to %d, %d crash(es) (%s).\n",
-			n, a.records, a.epoch, a.crashes, strings.Join(a.names, ", "))
+		var ks []bounds
+		for k := range per[n] {
+			ks = append(ks, k)
+		}
+		slices.SortFunc(ks, func(x, y bounds) int {
+			return cmp.Or(cmp.Compare(y.records, x.records), cmp.Compare(y.epoch, x.epoch), cmp.Compare(y.crashes, x.crashes))
+		})
+		fmt.Fprintf(&b, "- %d replicas:", n)
+		for i, k := range ks {
+			sep := ";"
+			if i == len(ks)-1 {
+				sep = "."
+			}
+			fmt.Fprintf(&b, " %d record(s), leader epochs 0 to %d, %d crash(es) (%s)%s",
+				k.records, k.epoch, k.crashes, strings.Join(per[n][k], ", "), sep)
+		}
+		b.WriteString("\n")
 	}
 	generated(t, "holds-bounds", b.String(), "the .cfg files of the manifest's holds configurations")
 }
