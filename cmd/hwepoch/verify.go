@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
@@ -142,6 +143,13 @@ flags:
 	if note != "" {
 		notes = append(notes, note)
 	}
+	exRuns, note, err := verify.LoadExplorerRuns(explorerruns.Path(specDir))
+	if err != nil {
+		return fail("%v", err)
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
 
 	start := time.Now()
 	var rows []verify.Row
@@ -162,7 +170,7 @@ flags:
 	}
 
 	stage("explore", func() []verify.Row {
-		return verify.ExploreRows(context.Background(), man, runs,
+		return verify.ExploreRows(context.Background(), man, verify.Records{TLC: runs, Explorer: exRuns},
 			verify.ExplorePlan{Mode: mode, Budget: *budget, Workers: *workers, Verbose: *verbose}, progress)
 	})
 	stage("tlc-trace", func() []verify.Row { return verify.TLCTraceRows(man, runsDir) })
