@@ -136,7 +136,7 @@ func exploreRow(r ConfigResult) Row {
 	case r.Entry.NoTLCRun() != "":
 		row.Expected += " (no TLC run: " + r.Entry.NoTLCRun() + ")"
 	}
-	if p := r.Recorded; p != nil && r.VsRec == explorerruns.Same {
+	if p := r.Recorded; p != nil && r.VsRec == explorerruns.Same && r.TLC == nil {
 		if p.Verdict == "holds" {
 			row.Expected += fmt.Sprintf(" (recorded: %d distinct states, depth %d)", p.DistinctStates, p.Depth)
 		} else {
