@@ -26,6 +26,9 @@ func TestManifestTLCNote(t *testing.T) {
 			t.Errorf("%s: %v, want it refused as empty", bad, err)
 		}
 	}
+	if _, err := load(`, "ci": true, "tlc": "does not finish"`); err == nil || !strings.Contains(err.Error(), `big: "ci": true, but its tlc note`) {
+		t.Errorf("ci with a tlc note: %v, want it refused", err)
+	}
 	if _, err := load(`, "tlc": 7`); err == nil {
 		t.Error(`"tlc": 7 accepted`)
 	}
