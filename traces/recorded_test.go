@@ -96,13 +96,7 @@ func TestRecordedExplorerRunsAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := explorerruns.Load(filepath.FromSlash(strings.TrimPrefix(explorerruns.File, "traces/")))
-	if errors.Is(err, fs.ErrNotExist) {
-		recs, err = &explorerruns.Runs{}, nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := loadExplorerRuns(t)
 	specHash, err := tlcjson.FileSHA256(filepath.Join("..", "spec", "Replication.tla"))
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +129,19 @@ func TestRecordedExplorerRunsAreCurrent(t *testing.T) {
 	}
 }
 
+// loadExplorerRuns reads explorer/runs.json; a missing file records nothing.
+func loadExplorerRuns(t *testing.T) *explorerruns.Runs {
+	t.Helper()
+	recs, err := explorerruns.Load(filepath.FromSlash(strings.TrimPrefix(explorerruns.File, "traces/")))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &explorerruns.Runs{}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
 // ciMaxStates bounds the configurations the manifest marks "ci": go test
 // (TestManifestCIConfigs) and verify --quick explore every one of them, so
 // one of millions of states would make both take minutes.
@@ -153,13 +160,7 @@ func TestCIConfigurationsAreSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := explorerruns.Load(filepath.FromSlash(strings.TrimPrefix(explorerruns.File, "traces/")))
-	if errors.Is(err, fs.ErrNotExist) {
-		recs, err = &explorerruns.Runs{}, nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := loadExplorerRuns(t)
 	for _, c := range man.Configs {
 		if !c.CI {
 			continue

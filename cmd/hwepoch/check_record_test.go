@@ -175,3 +175,20 @@ func TestCheckPrintsWhyTLCHasNoRun(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// -explorer-runs FILE records into and compares with FILE, whatever its
+// name, and leaves the default record alone.
+func TestCheckExplorerRunsFlagNamesTheFile(t *testing.T) {
+	dir := tempSpec(t, smallBounds, "w-leader-change")
+	other := filepath.Join(t.TempDir(), "mine.json")
+	if code, out, errs := runCLI("check", "-q", "-record", "-explorer-runs", other, "-spec", dir); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(explorerruns.Path(dir)); !os.IsNotExist(err) {
+		t.Errorf("the default record was written: %v", err)
+	}
+	editRecord(t, other, "w-leader-change", func(r *explorerruns.Run) { r.Property = "NeverAcked" })
+	if code, out, _ := runCLI("check", "-q", "-explorer-runs", other, "-spec", dir); code != 1 || vsRec(t, out, "w-leader-change") != "MISMATCH" {
+		t.Errorf("a wrong property in %s: exit %d\n%s", other, code, out)
+	}
+}
