@@ -22,6 +22,7 @@ import (
 	"testing"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model"
@@ -268,6 +269,10 @@ func TestConfigurationTableIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	exRuns, _, err := verify.LoadExplorerRuns(explorerruns.Path(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	b.WriteString("| configuration | policy | release | replicas | acks | min ISR | fencing | unclean | unflushed | records, epochs, crashes | must | TLC recorded |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -288,7 +293,14 @@ func TestConfigurationTableIsCurrent(t *testing.T) {
 			reps += " (symmetry)"
 		}
 		rec := "not recorded (`hwepoch tlc " + e.Name + "`)"
-		if note != "" {
+		if why := e.NoTLCRun(); why != "" {
+			rec = "no TLC run: " + why
+			if r, ok := exRuns.Get(e.Name); ok && r.Verdict == "holds" {
+				rec += fmt.Sprintf("; the explorer: holds, %d states, depth %d, %.0f s", r.DistinctStates, r.Depth, r.Seconds)
+			} else if ok {
+				rec += fmt.Sprintf("; the explorer: violated %s, trace of %d states", r.Property, r.TraceLength)
+			}
+		} else if note != "" {
 			rec = "not comparable: runs.json is for another spec version"
 		} else if r, ok := runs.Exhaustive(e.Name); ok {
 			if r.Verdict == "holds" {

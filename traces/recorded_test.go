@@ -1,14 +1,19 @@
-// Package traces holds TLC's recorded runs on our spec (tlc/), the recorded
+// Package traces holds TLC's recorded runs on our spec (tlc/), the Go
+// explorer's (explorer/), the recorded
 // lemma results (lemmas.json), named scenarios (scenarios/) and shrunk
 // regressions; this test keeps the recorded results honest.
 package traces
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
@@ -33,9 +38,14 @@ func TestRecordedRunsAreCurrent(t *testing.T) {
 	}
 	for _, c := range man.Configs {
 		r, ok := runs.Get(c.Name)
-		if !ok {
-			t.Errorf("%s: no recorded TLC run in traces/tlc/runs.json (run: hwepoch tlc %s)", c.Name, c.Name)
+		switch why := c.NoTLCRun(); {
+		case !ok && why == "":
+			t.Errorf("%s: no recorded TLC run in traces/tlc/runs.json (run: hwepoch tlc %s; or, where TLC cannot finish it, say so in the manifest's \"tlc\")", c.Name, c.Name)
 			continue
+		case !ok:
+			continue // TestRecordedExplorerRunsAreCurrent demands the explorer's record
+		case why != "":
+			t.Errorf("%s: the manifest says TLC has no run of it (%q), but traces/tlc/runs.json records one: drop the manifest's \"tlc\"", c.Name, why)
 		}
 		if !tlc.Matches(c, tlc.Result{Verdict: r.Verdict, Property: r.Property}) {
 			t.Errorf("%s: recorded verdict %q %s, manifest expects %q %s", c.Name, r.Verdict, r.Property, c.Expect, c.Property)
@@ -71,6 +81,99 @@ func TestRecordedRunsAreCurrent(t *testing.T) {
 		}
 		if r.Verdict == "holds" && (r.DistinctStates == 0 || r.Depth == 0) {
 			t.Errorf("%s: a run that holds must record distinct states and depth", r.Name)
+		}
+	}
+}
+
+// TestRecordedExplorerRunsAreCurrent holds traces/explorer/runs.json to
+// the manifest and the files as they are now, as TestRecordedRunsAreCurrent
+// holds TLC's: every configuration TLC has no run of has the explorer's
+// record (the only count a later run is held to), every record is of a
+// configuration of the manifest, gives its verdict, and was made on the
+// spec and .cfg as they are. Re-record with `hwepoch check -record NAME`.
+func TestRecordedExplorerRunsAreCurrent(t *testing.T) {
+	man, err := tlccfg.LoadManifest(filepath.Join("..", "spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := loadExplorerRuns(t)
+	specHash, err := tlcjson.FileSHA256(filepath.Join("..", "spec", "Replication.tla"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range man.Configs {
+		if _, ok := recs.Get(c.Name); !ok && c.NoTLCRun() != "" {
+			t.Errorf("%s: TLC has no run of it (%s) and %s has no record: record one with `%s`", c.Name, c.NoTLCRun(), explorerruns.File, explorerruns.RecordCommand(c.Name))
+		}
+	}
+	for _, r := range recs.Runs {
+		c, ok := man.Lookup(r.Config)
+		if !ok {
+			t.Errorf("%s records %s, which is not in spec/manifest.json", explorerruns.File, r.Config)
+			continue
+		}
+		if !tlc.Matches(c, tlc.Result{Verdict: r.Verdict, Property: r.Property}) {
+			t.Errorf("%s: recorded verdict %q %s, manifest expects %q %s", c.Name, r.Verdict, r.Property, c.Expect, c.Property)
+		}
+		if r.SpecSHA256 != specHash {
+			t.Errorf("%s: recorded on spec sha256 %.12s…, spec/Replication.tla is now %.12s…: re-record with `%s`",
+				r.Config, r.SpecSHA256, specHash, explorerruns.RecordCommand(r.Config))
+		}
+		cfgHash, err := tlcjson.FileSHA256(man.CfgPath(c))
+		if err != nil {
+			t.Errorf("%s: %v", r.Config, err)
+		} else if r.CfgSHA256 != cfgHash {
+			t.Errorf("%s: recorded on %s.cfg sha256 %.12s…, the file is now %.12s…: re-record with `%s`",
+				r.Config, r.Config, r.CfgSHA256, cfgHash, explorerruns.RecordCommand(r.Config))
+		}
+	}
+}
+
+// loadExplorerRuns reads explorer/runs.json; a missing file records nothing.
+func loadExplorerRuns(t *testing.T) *explorerruns.Runs {
+	t.Helper()
+	recs, err := explorerruns.Load(filepath.FromSlash(strings.TrimPrefix(explorerruns.File, "traces/")))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &explorerruns.Runs{}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// ciMaxStates bounds the configurations the manifest marks "ci": go test
+// (TestManifestCIConfigs) and verify --quick explore every one of them, so
+// one of millions of states would make both take minutes.
+const ciMaxStates = 1_000_000
+
+// TestCIConfigurationsAreSmall holds the manifest's "ci" mark to what the
+// recorded runs say: a configuration marked ci whose recorded run (the
+// explorer's, else TLC's) counted more than ciMaxStates distinct states
+// must not be marked ci.
+func TestCIConfigurationsAreSmall(t *testing.T) {
+	man, err := tlccfg.LoadManifest(filepath.Join("..", "spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := tlcjson.LoadRuns("tlc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := loadExplorerRuns(t)
+	for _, c := range man.Configs {
+		if !c.CI {
+			continue
+		}
+		size, by := int64(0), ""
+		if r, ok := recs.Get(c.Name); ok {
+			size, by = r.DistinctStates, "the explorer's recorded run"
+		} else if r, ok := runs.Exhaustive(c.Name); ok {
+			size, by = r.DistinctStates, "TLC's run"
+		}
+		if size > ciMaxStates {
+			t.Errorf("%s: marked \"ci\" in spec/manifest.json, but %s counted %d distinct states (more than %d): go test and verify --quick explore every ci configuration; mark it \"ci\": false",
+				c.Name, by, size, ciMaxStates)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
@@ -28,6 +29,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	workers := fl.Int("workers", runtime.GOMAXPROCS(0), "explorer worker goroutines")
 	specFlag := fl.String("spec", "", "directory of the .cfg files and manifest.json (default: spec/ of the enclosing repository)")
 	runsFlag := fl.String("runs", "", "TLC's recorded runs to compare with (default: traces/tlc/runs.json beside the spec)")
+	exRunsFlag := fl.String("explorer-runs", "", "the explorer's recorded runs to compare with and -record into (default: "+explorerruns.File+" beside the spec)")
+	record := fl.Bool("record", false, "record each run in the explorer's recorded runs, replacing the configuration's earlier record (only a run as the manifest expects that agrees with TLC's and with the earlier record of the same files)")
 	itfDir := fl.String("itf", "", "also write each counterexample as ITF JSON into this directory")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	simulate := fl.Int("simulate", 0, "instead of exploring exhaustively, take this many random walks per configuration")
@@ -41,28 +44,46 @@ with the Go model, breadth first and exhaustively like TLC, checking the
 invariants and properties each .cfg names. Prints a table of verdicts --
 expected (manifest), found, distinct states, states generated, depth, wall
 time -- and, where traces/tlc/runs.json records TLC's run of the same
-configuration, TLC's distinct states and depth and how they compare: "="
-(a configuration that holds: the same distinct states and depth), "same
-violation" (a violated one: the same property, by a counterexample no
-longer than TLC's; the states counted are not compared, as they depend on
-when each checker stops), "cfg changed" (the .cfg was edited after TLC's
-run: nothing compared) or "MISMATCH". Every counterexample is printed step
-by step, one line per replica per step (hwepoch help notation).
+configuration, TLC's distinct states and depth and how they compare ("vs
+TLC"): "=" (a configuration that holds: the same distinct states and
+depth), "same violation" (a violated one: the same property, by a
+counterexample no longer than TLC's; the states counted are not compared,
+as they depend on when each checker stops), "cfg changed" (the .cfg was
+edited after TLC's run: nothing compared) or "MISMATCH". Where the
+manifest says why TLC has no run of a configuration (its "tlc" note),
+that is printed instead. Every counterexample is printed step by step,
+one line per replica per step (hwepoch help notation).
+
+Each run is also compared with the explorer's own recorded run of the
+configuration (`+explorerruns.File+`), where there is one ("vs rec"):
+"=" (holds: the same distinct states, states generated and depth;
+violated: the same property and counterexample length), "cfg changed" or
+"spec changed" (the record was made on another version of the .cfg or of
+Replication.tla: nothing compared; record again) or "MISMATCH". This is
+what holds the configurations TLC cannot finish to a known count.
+
+With -record each run is recorded there (verdict, property, distinct
+states, states generated, depth, counterexample length, wall time,
+workers, machine, date, the SHA-256 of the .cfg and of the spec, and the
+hwepoch commit), as soon as it ends. A run whose verdict is not the
+manifest's, or that disagrees with TLC's run or with the earlier record
+of the same files, is not recorded: check says why and exits 1.
 
 With -simulate N it instead takes N random walks of each configuration
 (seeded by -seed), checking the same properties; a walk can find a
 violation but never prove a property, so only a violation of a property
 the manifest expects to hold fails the run.
 
-Exit status: 0 when every verdict is the manifest's and nothing disagrees
-with TLC's recorded runs; 1 otherwise; 2 on a usage or input error.
+Exit status: 0 when every verdict is the manifest's, nothing disagrees
+with TLC's or the explorer's recorded runs and (-record) every run was
+recorded; 1 otherwise; 2 on a usage or input error.
 
 flags:
 `)
 		fl.PrintDefaults()
 	}
 	if code, done := parseFlags(fl, args, positive("workers"), atLeast("simulate", 0), positive("steps"),
-		needs("steps", "simulate"), needs("seed", "simulate")); done {
+		needs("steps", "simulate"), needs("seed", "simulate"), excludes("record", "simulate")); done {
 		return code
 	}
 	fail := usageError(stderr, "check")
@@ -104,6 +125,17 @@ flags:
 	if note != "" {
 		fmt.Fprintf(stderr, "hwepoch check: %s\n", note)
 	}
+	exRunsPath := explorerruns.Path(specDir)
+	if *exRunsFlag != "" {
+		exRunsPath = *exRunsFlag
+	}
+	exRuns, note, err := verify.LoadExplorerRuns(exRunsPath)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if note != "" && !*record && *simulate == 0 {
+		fmt.Fprintf(stderr, "hwepoch check: %s\n", note)
+	}
 	if *itfDir != "" {
 		if err := os.MkdirAll(*itfDir, 0o755); err != nil {
 			return fail("%v", err)
@@ -118,14 +150,23 @@ flags:
 		progress = nil
 	}
 	var rows []verify.ConfigResult
+	notRecorded := map[string]string{}
 	for _, e := range entries {
-		row, err := verify.ExploreConfig(context.Background(), man, e, runs, verify.ExploreOptions{
+		row, err := verify.ExploreConfig(context.Background(), man, e, verify.Records{TLC: runs, Explorer: exRuns}, verify.ExploreOptions{
 			Workers: *workers, Progress: progress, ProgressPrefix: "hwepoch check: ", Announce: true,
 		})
 		if err != nil {
 			return fail("%v", err)
 		}
 		rows = append(rows, row)
+		if *record {
+			rec, err := recordExplorerRun(man, row, *workers, exRunsPath)
+			if err != nil {
+				notRecorded[e.Name] = err.Error()
+			} else {
+				fmt.Fprintf(stderr, "hwepoch check: recorded %s in %s: %s\n", e.Name, verify.Rel(exRunsPath), describeRecord(rec))
+			}
+		}
 		if *itfDir != "" && row.Res.Violation != nil {
 			path := filepath.Join(*itfDir, e.Name+".itf.json")
 			if err := itf.WriteFile(path, &row.Check.Config, row.Res.Violation.Trace); err != nil {
@@ -140,7 +181,25 @@ flags:
 			break
 		}
 	}
+	for _, r := range rows {
+		if r.Recorded != nil {
+			fmt.Fprintln(stdout, explorerruns.Legend)
+			break
+		}
+	}
+	for _, r := range rows {
+		switch why := r.Entry.NoTLCRun(); {
+		case why != "" && r.TLC == nil:
+			fmt.Fprintf(stdout, "no TLC run of %s: %s\n", r.Entry.Name, why)
+		case why != "":
+			fmt.Fprintf(stdout, "STALE NOTE %s: the manifest says TLC has no run of it (%q), but %s records one: drop the manifest's \"tlc\"\n",
+				r.Entry.Name, why, verify.Rel(runsPath))
+		}
+	}
 	status := 0
+	if len(notRecorded) > 0 {
+		status = 1
+	}
 	for _, r := range rows {
 		if r.Res.Violation != nil {
 			fmt.Fprintf(stdout, "\n%s: %s\n", r.Entry.Name, r.Res.Violation)
@@ -161,37 +220,102 @@ flags:
 		case verify.VsCfgChanged:
 			fmt.Fprintf(stdout, "NOT COMPARED WITH TLC %s: %s\n", r.Entry.Name, r.Why)
 		}
+		switch r.VsRec {
+		case explorerruns.Mismatch:
+			fmt.Fprintf(stdout, "MISMATCH WITH THE RECORDED RUN %s: %s\n", r.Entry.Name, r.WhyRec)
+		case explorerruns.CfgChanged, explorerruns.SpecChanged:
+			if !*record {
+				fmt.Fprintf(stdout, "NOT COMPARED WITH THE RECORDED RUN %s: %s\n", r.Entry.Name, r.WhyRec)
+			}
+		}
+		if why, ok := notRecorded[r.Entry.Name]; ok {
+			fmt.Fprintf(stdout, "NOT RECORDED %s: %s\n", r.Entry.Name, why)
+		}
 	}
 	if status == 0 {
 		fmt.Fprintf(stdout, "all %d verdicts as expected\n", len(rows))
+		if *record {
+			fmt.Fprintf(stdout, "recorded %d runs in %s\n", len(rows), verify.Rel(exRunsPath))
+		}
 	}
 	return status
 }
 
+// recordExplorerRun records row's run in the explorer's runs at path,
+// unless the run is one no later run should be held to: a verdict the
+// manifest does not expect, a disagreement with TLC's run, or with the
+// earlier record of the same files (a result that changed while the files
+// did not is a bug in the explorer or the record, to be understood before
+// either is replaced).
+func recordExplorerRun(man *tlccfg.Manifest, row verify.ConfigResult, workers int, path string) (explorerruns.Run, error) {
+	name := row.Entry.Name
+	switch {
+	case !row.OK:
+		return explorerruns.Run{}, fmt.Errorf("the manifest expects %s, the explorer found %s: a wrong verdict is never recorded",
+			verify.Expectation(row.Entry), row.FoundString())
+	case row.VsTLC == verify.VsMismatch:
+		return explorerruns.Run{}, fmt.Errorf("the run disagrees with TLC's (%s): not recorded", row.Why)
+	case row.VsRec == explorerruns.Mismatch:
+		return explorerruns.Run{}, fmt.Errorf("the run disagrees with the recorded run of the same files (%s): not replaced; if the record is wrong, delete its entry from %s and record again",
+			row.WhyRec, verify.Rel(path))
+	}
+	cfgSum, specSum, err := verify.Sums(man, row.Entry)
+	if err != nil {
+		return explorerruns.Run{}, err
+	}
+	if specSum == "" {
+		return explorerruns.Run{}, fmt.Errorf("%s is missing: a run is recorded with the spec's SHA-256", filepath.Join(man.Dir, man.Spec))
+	}
+	rec := explorerruns.NewRun(name, row.Result(), row.Res.Duration, workers, cfgSum, specSum, man.Dir)
+	return rec, explorerruns.Record(path, rec)
+}
+
+// describeRecord is a record in a few words, for the line that says it
+// was written.
+func describeRecord(r explorerruns.Run) string {
+	s := fmt.Sprintf("%s, %d distinct states, %d generated, depth %d", r.Verdict, r.DistinctStates, r.StatesGenerated, r.Depth)
+	if r.Verdict == "violated" {
+		s = fmt.Sprintf("violated %s (counterexample of %d states), %d distinct states", r.Property, r.TraceLength, r.DistinctStates)
+	}
+	return s + fmt.Sprintf(", %.1f s, %d workers", r.Seconds, r.Workers)
+}
+
+// printTable prints check's table: one row per configuration, the
+// verdict as ✓ when it is the manifest's (✗ and what was found when not),
+// counterexample lengths in their own columns, so that the rows stay
+// narrow enough to read.
 func printTable(w io.Writer, rows []verify.ConfigResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "config\tpolicy\texpected\tfound\tdistinct\tgenerated\tdepth\ttime\tTLC distinct\tTLC depth\tvs TLC\t")
+	fmt.Fprintln(tw, "config\tpolicy\texpected\tfound\tdistinct\tgenerated\tdepth\ttrace\ttime\tTLC distinct\tTLC depth\tTLC trace\tvs TLC\tvs rec\t")
 	for _, r := range rows {
-		ok := r.FoundString()
+		found := "✓"
 		if !r.OK {
-			ok += " (WRONG)"
+			found = "✗ " + r.FoundString()
 		}
-		tlcD, tlcDepth, vs := "-", "-", "-"
-		if r.TLC != nil {
+		tlcD, tlcDepth, tlcTrace, vs := "-", "-", "-", "-"
+		switch {
+		case r.TLC != nil:
 			tlcD, tlcDepth, vs = fmt.Sprint(r.TLC.DistinctStates), fmt.Sprint(r.TLC.Depth), r.VsTLC
 			if r.TLC.Verdict == "violated" {
-				tlcDepth += fmt.Sprintf(" (trace of %d states)", r.TLC.TraceLength)
+				tlcTrace = fmt.Sprint(r.TLC.TraceLength)
 			}
+		case r.Entry.NoTLCRun() != "":
+			vs = "no run (below)"
 		}
-		depth := fmt.Sprint(r.Res.Depth)
+		vsRec := "-"
+		if r.Recorded != nil {
+			vsRec = r.VsRec
+		}
+		trace := "-"
 		if r.Res.Violation != nil {
-			depth += fmt.Sprintf(" (trace of %d states)", r.Res.Violation.Trace.Len())
+			trace = fmt.Sprint(r.Res.Violation.Trace.Len())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Check.Config.Truncation,
-			verify.Expectation(r.Entry), ok, r.Res.Distinct, r.Res.Generated, depth,
-			r.Res.Duration.Round(time.Millisecond), tlcD, tlcDepth, vs)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Check.Config.Truncation,
+			verify.Expectation(r.Entry), found, r.Res.Distinct, r.Res.Generated, r.Res.Depth, trace,
+			r.Res.Duration.Round(time.Millisecond), tlcD, tlcDepth, tlcTrace, vs, vsRec)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "trace: states in the counterexample, the initial one included; found: ✓ the manifest's verdict")
 }
 
 // simulateConfigs is check -simulate: random walks instead of the exhaustive search.

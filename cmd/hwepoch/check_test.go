@@ -127,7 +127,7 @@ func TestCheckRunsFlagReadsTheFileNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := runCLI("check", "-q", "-spec", dir, "-runs", other)
-	if code != 0 || strings.Contains(errs, "does not exist") || !strings.Contains(out, "same violation") {
+	if code != 0 || strings.Contains(errs, "does not exist: not comparing with TLC") || !strings.Contains(out, "same violation") {
 		t.Fatalf("-runs %s: exit %d\n%s\n%s", other, code, out, errs)
 	}
 	code, out, errs = runCLI("check", "-q", "-spec", dir, "-runs", filepath.Join(t.TempDir(), "missing.json"))

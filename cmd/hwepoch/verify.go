@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
@@ -24,7 +25,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	quick := fl.Bool("quick", false, `a few seconds: the configurations marked "ci" in the manifest, every trace on model and implementation, a tiny random, free-run and chaos campaign`)
 	all := fl.Bool("all", false, "everything: every configuration whatever its size, longer random and chaos campaigns")
-	budget := fl.Int64("budget", 1_500_000, "by default, skip configurations whose recorded TLC run counted more distinct states than this")
+	budget := fl.Int64("budget", 1_500_000, "by default, skip configurations whose recorded run (TLC's, else the explorer's) counted more distinct states than this")
 	workers := fl.Int("workers", runtime.GOMAXPROCS(0), "explorer worker goroutines")
 	traces := fl.Bool("traces", false, "print every counterexample in full, one line per replica per step (default: one line each, naming the command that prints it)")
 	verbose := fl.Bool("v", false, "list every check (not only the stages' counts and what failed), and a progress line per item")
@@ -46,8 +47,9 @@ no TLC: TLC's results are read from traces/tlc/.
 Stages:
   explore    every configuration of spec/manifest.json, explored
              exhaustively by the Go model (as hwepoch check), compared with
-             the manifest's verdict and TLC's recorded distinct states and
-             depth (traces/tlc/runs.json)
+             the manifest's verdict, TLC's recorded distinct states and
+             depth (traces/tlc/runs.json) and the explorer's own recorded
+             run (traces/explorer/runs.json, hwepoch check -record)
   tlc-trace  every trace TLC exported (traces/tlc/*.json, traces/tlc/sim/)
              replayed on the model, state equal at every step; it must
              violate exactly what its run recorded, at its last state
@@ -78,10 +80,13 @@ checker stops).
 Modes: --quick takes seconds (the configurations the manifest marks "ci": true, TLC's traces and
 the scenarios on the model, every trace on the implementation, 10 random
 traces per policy, one free run, a tiny chaos campaign); the default takes a few
-minutes on 2 cores and skips configurations whose TLC run counted more than
--budget distinct states (run those with hwepoch check NAME) and the lemma
-plans that take a minute or more; --all runs everything. Whatever is skipped has a
-row that says so and names the command that runs it.
+minutes on 2 cores and skips configurations whose recorded run (TLC's, else
+the explorer's, of the .cfg and spec as they are now) counted more than
+-budget distinct states, configurations not marked "ci" whose size no
+such run records (a big configuration added without a record cannot make
+it run for hours), and the lemma plans that take a minute or more; --all
+runs everything. Whatever is skipped has a row that says so and names the
+command that runs it (hwepoch check NAME).
 
 Exit status: 0 only when every verdict is the expected one; 1 otherwise;
 2 on a usage or input error.
@@ -142,6 +147,13 @@ flags:
 	if note != "" {
 		notes = append(notes, note)
 	}
+	exRuns, note, err := verify.LoadExplorerRuns(explorerruns.Path(specDir))
+	if err != nil {
+		return fail("%v", err)
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
 
 	start := time.Now()
 	var rows []verify.Row
@@ -162,7 +174,7 @@ flags:
 	}
 
 	stage("explore", func() []verify.Row {
-		return verify.ExploreRows(context.Background(), man, runs,
+		return verify.ExploreRows(context.Background(), man, verify.Records{TLC: runs, Explorer: exRuns},
 			verify.ExplorePlan{Mode: mode, Budget: *budget, Workers: *workers, Verbose: *verbose}, progress)
 	})
 	stage("tlc-trace", func() []verify.Row { return verify.TLCTraceRows(man, runsDir) })

@@ -16,7 +16,9 @@ const (
 )
 
 // VerdictTable renders the recorded TLC runs of the manifest's
-// configurations as a Markdown table, in manifest order.
+// configurations as a Markdown table, in manifest order. A configuration
+// without a run whose manifest entry says why TLC has none (its "tlc"
+// note) shows the note instead.
 func VerdictTable(man *tlccfg.Manifest, runs *tlcjson.Runs) string {
 	var b strings.Builder
 	b.WriteString("| configuration | policy | kind | expected | TLC found | distinct states | states generated | depth | trace | TLC time (workers) |\n")
@@ -28,7 +30,11 @@ func VerdictTable(man *tlccfg.Manifest, runs *tlcjson.Runs) string {
 		}
 		r, ok := runs.Get(c.Name)
 		if !ok {
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | not recorded | | | | | |\n", c.Name, c.Policy, c.Kind, exp)
+			found := "not recorded"
+			if why := c.NoTLCRun(); why != "" {
+				found = "no TLC run: " + why
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | | | | | |\n", c.Name, c.Policy, c.Kind, exp, found)
 			continue
 		}
 		found := r.Verdict

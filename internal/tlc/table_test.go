@@ -43,6 +43,22 @@ func TestSpecDocTableIsCurrent(t *testing.T) {
 	}
 }
 
+// A configuration TLC has no run of shows why, where the manifest says
+// it; else "not recorded".
+func TestVerdictTableSaysWhyTLCHasNoRun(t *testing.T) {
+	why := "does not finish: 1.2e8 states at depth 40 after 60 min, 2 workers"
+	man := &tlccfg.Manifest{Configs: []tlccfg.Entry{
+		{Name: "big", Policy: "LeaderEpoch", Kind: "proof", Expect: "holds", TLC: &why},
+		{Name: "new", Policy: "LeaderEpoch", Kind: "proof", Expect: "holds"},
+	}}
+	table := VerdictTable(man, &tlcjson.Runs{})
+	for _, want := range []string{"| `big` | LeaderEpoch | proof | holds | no TLC run: " + why + " |", "| `new` | LeaderEpoch | proof | holds | not recorded |"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q:\n%s", want, table)
+		}
+	}
+}
+
 func between(s, begin, end string) (string, bool) {
 	i := strings.Index(s, begin)
 	j := strings.Index(s, end)

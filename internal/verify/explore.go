@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
@@ -29,6 +30,20 @@ type ConfigResult struct {
 	TLC   *tlcjson.Run
 	VsTLC string // VsSameStates, VsSameViolation, VsMismatch, VsCfgChanged or "" (no recorded run)
 	Why   string // what the mismatch with TLC is, or how the configuration changed
+	// Recorded is the explorer's own recorded run of the configuration
+	// (traces/explorer/runs.json), nil when there is none; VsRec is
+	// explorerruns.Compare's verdict on this run against it, WhyRec its
+	// reason.
+	Recorded *explorerruns.Run
+	VsRec    string
+	WhyRec   string
+}
+
+// Records are the recorded runs an exploration is held to. Either may be
+// nil: then nothing is compared with it.
+type Records struct {
+	TLC      *tlcjson.Runs      // traces/tlc/runs.json (LoadRuns)
+	Explorer *explorerruns.Runs // traces/explorer/runs.json (LoadExplorerRuns)
 }
 
 // The comparisons with TLC's recorded run (the "vs TLC" column). "=" means
@@ -66,8 +81,20 @@ func (r ConfigResult) FoundString() string {
 }
 
 // Good reports a verdict as the manifest expects that agrees with TLC's
-// recorded run, if there is one.
-func (r ConfigResult) Good() bool { return r.OK && r.VsTLC != VsMismatch }
+// recorded run and the explorer's, where there are ones.
+func (r ConfigResult) Good() bool {
+	return r.OK && r.VsTLC != VsMismatch && r.VsRec != explorerruns.Mismatch
+}
+
+// Result is what the exploration found, as explorerruns records and
+// compares it.
+func (r ConfigResult) Result() explorerruns.Result {
+	got := explorerruns.Result{Verdict: r.Found, DistinctStates: r.Res.Distinct, StatesGenerated: r.Res.Generated, Depth: r.Res.Depth}
+	if v := r.Res.Violation; v != nil {
+		got.Property, got.TraceLength = v.Property, v.Trace.Len()
+	}
+	return got
+}
 
 // ExploreOptions configure ExploreConfig.
 type ExploreOptions struct {
@@ -82,8 +109,8 @@ type ExploreOptions struct {
 }
 
 // ExploreConfig loads e's .cfg, explores it exhaustively and judges the
-// result (Judge). runs may be nil: then nothing is compared with TLC.
-func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, runs *tlcjson.Runs, opt ExploreOptions) (ConfigResult, error) {
+// result (Judge) against the manifest and the recorded runs.
+func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, rec Records, opt ExploreOptions) (ConfigResult, error) {
 	chk, err := man.LoadCheck(e)
 	if err != nil {
 		return ConfigResult{}, err
@@ -98,28 +125,48 @@ func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, ru
 	if err != nil {
 		return ConfigResult{}, fmt.Errorf("%s: %v", e.Name, err)
 	}
-	cfgSum, err := tlcjson.FileSHA256(man.CfgPath(e))
+	cfgSum, specSum, err := Sums(man, e)
 	if err != nil {
 		return ConfigResult{}, err
 	}
-	return Judge(e, chk, cfgSum, res, runs), nil
+	return Judge(e, chk, cfgSum, specSum, res, rec), nil
 }
 
-// Judge compares the explorer's result with the manifest and TLC's run:
-// the same verdict; for holding configurations the same distinct states
-// and depth; for violations the same property and a counterexample no
-// longer than TLC's. cfgSHA256 is the SHA-256 of the .cfg explored: a run
-// TLC made on another version of it is not compared (VsCfgChanged).
-func Judge(e tlccfg.Entry, chk *tlccfg.Check, cfgSHA256 string, res *explore.Result, runs *tlcjson.Runs) ConfigResult {
+// Sums are the SHA-256s of e's .cfg and of the spec: what ties a recorded
+// run to the files it was made on. A spec directory without the spec
+// (the explorer reads only the .cfg) has spec "": no recorded run
+// matches it, and none can be recorded.
+func Sums(man *tlccfg.Manifest, e tlccfg.Entry) (cfg, spec string, err error) {
+	if cfg, err = tlcjson.FileSHA256(man.CfgPath(e)); err != nil {
+		return "", "", err
+	}
+	spec, err = tlcjson.FileSHA256(filepath.Join(man.Dir, man.Spec))
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, "", nil
+	}
+	return cfg, spec, err
+}
+
+// Judge compares the explorer's result with the manifest, the explorer's
+// recorded run (explorerruns.Compare) and TLC's run: the same verdict; for
+// holding configurations the same distinct states and depth; for
+// violations the same property and a counterexample no longer than TLC's.
+// cfgSHA256 and specSHA256 are those of the .cfg and the spec explored: a
+// run made on other versions of them is not compared (VsCfgChanged).
+func Judge(e tlccfg.Entry, chk *tlccfg.Check, cfgSHA256, specSHA256 string, res *explore.Result, rec Records) ConfigResult {
 	row := ConfigResult{Entry: e, Check: chk, Res: res, Found: "holds"}
 	if res.Violation != nil {
 		row.Found = "violated"
 	}
 	row.OK = row.Found == e.Expect && (e.Expect == "holds" || res.Violation.Property == e.Property)
-	if runs == nil {
+	if r, ok := rec.Explorer.Get(e.Name); ok {
+		row.Recorded = &r
+		row.VsRec, row.WhyRec = explorerruns.Compare(r, cfgSHA256, specSHA256, row.Result())
+	}
+	if rec.TLC == nil {
 		return row
 	}
-	tlc, ok := runs.Exhaustive(e.Name)
+	tlc, ok := rec.TLC.Exhaustive(e.Name)
 	if !ok {
 		return row
 	}
@@ -166,6 +213,20 @@ func LoadRuns(man *tlccfg.Manifest, runsPath string) (runs *tlcjson.Runs, note s
 		}
 	}
 	return runs, "", nil
+}
+
+// LoadExplorerRuns reads the explorer's recorded runs from path
+// (traces/explorer/runs.json, explorerruns.Path). When the file does not
+// exist it returns nil runs and a note saying so; other errors are errors.
+// Records of other versions of the spec or a .cfg are kept: Judge says of
+// each that it was not compared, and why.
+func LoadExplorerRuns(path string) (*explorerruns.Runs, string, error) {
+	runs, err := explorerruns.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Sprintf("%s does not exist: not comparing with the explorer's recorded runs (record them with `%s`)",
+			Rel(path), explorerruns.RecordCommand("NAME")), nil
+	}
+	return runs, "", err
 }
 
 // Rel names path relative to the current directory when it lies below it,

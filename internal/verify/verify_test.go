@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/internal/testfiles"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
@@ -24,7 +25,7 @@ func repoSpec(t *testing.T) string {
 }
 
 // tempManifest writes a manifest of the given entries (JSON objects) next
-// to copies of their .cfg files.
+// to copies of the spec and their .cfg files.
 func tempManifest(t *testing.T, entries string, cfgs ...string) *tlccfg.Manifest {
 	t.Helper()
 	src := repoSpec(t)
@@ -32,12 +33,16 @@ func tempManifest(t *testing.T, entries string, cfgs ...string) *tlccfg.Manifest
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	files := []string{"Replication.tla"}
 	for _, c := range cfgs {
-		b, err := os.ReadFile(filepath.Join(src, c+".cfg"))
+		files = append(files, c+".cfg")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, c+".cfg"), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,9 +65,13 @@ func TestExploreRowsSkipAndJudge(t *testing.T) {
 		{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds", "ci": true},
 		{"name": "le-fenced-2", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}`,
 		"w-leader-change", "le-fenced-2")
-	runs := &tlcjson.Runs{Runs: []tlcjson.Run{{Name: "le-fenced-2", Mode: "bfs", Verdict: "holds", DistinctStates: 1095142, Depth: 42}}}
+	cfgSum, _, err := Sums(man, man.Configs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := &tlcjson.Runs{Runs: []tlcjson.Run{{Name: "le-fenced-2", Mode: "bfs", Verdict: "holds", DistinctStates: 1095142, Depth: 42, CfgSHA256: cfgSum}}}
 
-	rows := ExploreRows(context.Background(), man, runs, ExplorePlan{Mode: Quick}, nil)
+	rows := ExploreRows(context.Background(), man, Records{TLC: runs}, ExplorePlan{Mode: Quick}, nil)
 	if len(rows) != 2 || rows[1].Status != Skipped || rows[1].Size != `skipped (not in --quick's set: manifest "ci": false; run without --quick)` {
 		t.Fatalf("quick: %+v", rows)
 	}
@@ -71,9 +80,107 @@ func TestExploreRowsSkipAndJudge(t *testing.T) {
 		t.Errorf("a wrong verdict must fail with its counterexample: %+v", r)
 	}
 
-	rows = ExploreRows(context.Background(), man, runs, ExplorePlan{Mode: Default, Budget: 1000}, nil)
-	if r := rows[1]; r.Status != Skipped || r.Size != "skipped (1095142 states; run hwepoch check le-fenced-2)" {
+	rows = ExploreRows(context.Background(), man, Records{TLC: runs}, ExplorePlan{Mode: Default, Budget: 1000}, nil)
+	if r := rows[1]; r.Status != Skipped || r.Size != "skipped (1095142 states, TLC's run; run hwepoch check le-fenced-2)" {
 		t.Errorf("default over budget: %+v", r)
+	}
+}
+
+// The default mode sizes a configuration by TLC's run, else by the
+// explorer's recorded run, and never explores a configuration the manifest
+// does not mark "ci" whose size no run of its files records: a big
+// configuration added without a record cannot make verify run for hours.
+// Only a record of the .cfg and spec as they are now counts.
+func TestDefaultModeSkipsWhatNoRecordSizes(t *testing.T) {
+	man := tempManifest(t, `{"name": "le-fenced-2", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}`, "le-fenced-2")
+	e := man.Configs[0]
+	cfgSum, specSum, err := Sums(man, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exRun := func(distinct int64, cfg, spec string) *explorerruns.Runs {
+		return &explorerruns.Runs{Runs: []explorerruns.Run{{Config: e.Name, Verdict: "holds", DistinctStates: distinct,
+			StatesGenerated: distinct, Depth: 42, Workers: 2, CfgSHA256: cfg, SpecSHA256: spec}}}
+	}
+	tlcRun := func(distinct int64, cfg string) *tlcjson.Runs {
+		return &tlcjson.Runs{Runs: []tlcjson.Run{{Name: e.Name, Mode: "bfs", Verdict: "holds", DistinctStates: distinct, Depth: 42, CfgSHA256: cfg}}}
+	}
+	plan := ExplorePlan{Mode: Default, Budget: 1000}
+	for _, tc := range []struct {
+		name string
+		rec  Records
+		want string // the skip reason; "" to be explored
+	}{
+		{"no record", Records{}, "skipped (size unknown: no TLC or explorer run recorded; run hwepoch check le-fenced-2)"},
+		{"explorer's record over budget", Records{Explorer: exRun(5000, cfgSum, specSum)},
+			"skipped (5000 states, the explorer's recorded run; run hwepoch check le-fenced-2)"},
+		{"TLC's run first", Records{TLC: tlcRun(7000, cfgSum), Explorer: exRun(5, cfgSum, specSum)},
+			"skipped (7000 states, TLC's run; run hwepoch check le-fenced-2)"},
+		{"explorer's record of another cfg", Records{Explorer: exRun(5, "other", specSum)},
+			"skipped (size unknown: its runs were recorded on another le-fenced-2.cfg or spec; run hwepoch check le-fenced-2)"},
+		{"explorer's record of another spec", Records{Explorer: exRun(5, cfgSum, "other")},
+			"skipped (size unknown: its runs were recorded on another le-fenced-2.cfg or spec; run hwepoch check le-fenced-2)"},
+		{"TLC's run of another cfg", Records{TLC: tlcRun(5, "other")},
+			"skipped (size unknown: its runs were recorded on another le-fenced-2.cfg or spec; run hwepoch check le-fenced-2)"},
+		{"explorer's record within budget", Records{Explorer: exRun(999, cfgSum, specSum)}, ""},
+	} {
+		if got := skipConfig(man, e, tc.rec, plan); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+		if got := skipConfig(man, e, tc.rec, ExplorePlan{Mode: All}); got != "" {
+			t.Errorf("%s: --all skips it: %q", tc.name, got)
+		}
+	}
+	// A "ci" configuration is small by the manifest's word: explored.
+	e.CI = true
+	if got := skipConfig(man, e, Records{}, plan); got != "" {
+		t.Errorf("a ci configuration without a record: %q", got)
+	}
+}
+
+// The explorer's recorded run is held to: a count other than the record's
+// fails the row, a record of other files is not compared and says so.
+func TestJudgeComparesTheExplorersRecord(t *testing.T) {
+	man := tempManifest(t, `{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "witness", "expect": "violated", "property": "NeverLeaderChange", "ci": true}`,
+		"w-leader-change")
+	e := man.Configs[0]
+	cfgSum, specSum, err := Sums(man, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := ExploreConfig(context.Background(), man, e, Records{}, ExploreOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Recorded != nil || first.VsRec != "" {
+		t.Fatalf("no record, yet compared: %+v", first)
+	}
+	good := explorerruns.NewRun(e.Name, first.Result(), first.Res.Duration, 1, cfgSum, specSum, man.Dir)
+	longer := good
+	longer.TraceLength++
+	for _, tc := range []struct {
+		name   string
+		rec    explorerruns.Run
+		vs     string
+		status Status
+		says   string
+	}{
+		{"same", good, explorerruns.Same, Pass, "(recorded counterexample: "},
+		{"a longer counterexample recorded", longer, explorerruns.Mismatch, Fail, "MISMATCH WITH THE RECORDED RUN: recorded violated NeverLeaderChange"},
+		{"cfg changed", func() explorerruns.Run { r := good; r.CfgSHA256 = "0123"; return r }(), explorerruns.CfgChanged, Pass,
+			"NOT COMPARED WITH THE RECORDED RUN: w-leader-change was recorded on w-leader-change.cfg sha256 0123"},
+	} {
+		r, err := ExploreConfig(context.Background(), man, e, Records{Explorer: &explorerruns.Runs{Runs: []explorerruns.Run{tc.rec}}}, ExploreOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := exploreRow(r)
+		if r.VsRec != tc.vs || row.Status != tc.status || r.Good() != (tc.status == Pass) {
+			t.Errorf("%s: vs rec %q (%s), row %v, want %q %v", tc.name, r.VsRec, r.WhyRec, row.Status, tc.vs, tc.status)
+		}
+		if !strings.Contains(row.Found+row.Expected, tc.says) {
+			t.Errorf("%s: the row does not say %q: %+v", tc.name, tc.says, row)
+		}
 	}
 }
 
@@ -210,7 +317,7 @@ func TestJudgeComparesTheCfgHash(t *testing.T) {
 		{"", VsCfgChanged, Pass},
 	} {
 		run.CfgSHA256 = tc.cfgSum
-		r, err := ExploreConfig(context.Background(), man, man.Configs[0], &tlcjson.Runs{Runs: []tlcjson.Run{run}}, ExploreOptions{Workers: 1})
+		r, err := ExploreConfig(context.Background(), man, man.Configs[0], Records{TLC: &tlcjson.Runs{Runs: []tlcjson.Run{run}}}, ExploreOptions{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,6 +29,22 @@ type Entry struct {
 	Property string `json:"property"` // the property that must be violated
 	CI       bool   `json:"ci"`
 	About    string `json:"about"`
+	// TLC, when given, says why the configuration has no TLC run (e.g.
+	// "does not finish: 1.2e8 states at depth 40 after 60 min, 2
+	// workers"): the explorer's recorded run (traces/explorer/runs.json)
+	// is then its only record. Tables print it where TLC's numbers would
+	// be. Absent (nil) for a configuration TLC has checked; never given
+	// with CI.
+	TLC *string `json:"tlc,omitempty"`
+}
+
+// NoTLCRun is why the configuration has no TLC run, or "" when the
+// manifest does not say it has none.
+func (e Entry) NoTLCRun() string {
+	if e.TLC == nil {
+		return ""
+	}
+	return *e.TLC
 }
 
 // Policies are the spec's truncation policies (its Truncation constant).
@@ -103,6 +119,12 @@ func LoadManifest(dir string) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: %s: kind = %q, want \"proof\", \"counterexample\" or \"witness\"", path, e.Name, e.Kind)
 		case kindExpect[e.Kind] != e.Expect:
 			return nil, fmt.Errorf("%s: %s: a %s must expect %s, not %s", path, e.Name, e.Kind, kindExpect[e.Kind], e.Expect)
+		case e.TLC != nil && e.CI:
+			// go test explores every ci configuration: one TLC cannot
+			// finish would hold it up for as long.
+			return nil, fmt.Errorf("%s: %s: \"ci\": true, but its tlc note says TLC has no run of it (%q): a configuration too big for TLC is too big for go test; make it \"ci\": false", path, e.Name, *e.TLC)
+		case e.TLC != nil && strings.TrimSpace(*e.TLC) == "":
+			return nil, fmt.Errorf("%s: %s: tlc is empty: say why TLC has no run of it (e.g. \"does not finish: N states at depth D after T, W workers\"), or leave tlc out", path, e.Name)
 		}
 		seen[e.Name] = true
 		if _, err := os.Stat(m.CfgPath(e)); err != nil {
