@@ -8,4 +8,11 @@
 // workers, states are numbered, deduplicated and reported in the order a
 // single-threaded BFS over model.Next would visit them, so counterexamples do
 // not depend on scheduling.
+//
+// Memory: a state costs its 64-bit fingerprint in an open-addressing set
+// (at most 75% full) and 8 bytes of parent pointer and action for the whole
+// search; only the frontier (two levels) is kept as encoded states.
+// Symmetry: a state's fingerprint is the least hash over the renamings that
+// sort its replicas by model.ReplicaKey, which picks the same classes as
+// TLC's least over every renaming at a fraction of the encodings.
 package explore
