@@ -86,8 +86,8 @@ var Bugs = []Bug{
 		WalkSteps:     [2]int{20, 80}, SimDepth: 80,
 	},
 	{
-		Name:  "kafka-7128",
-		Title: "KAFKA-7128: follower joins the ISR below the leader's epoch start",
+		Name:    "kafka-7128",
+		Title:   "KAFKA-7128: follower joins the ISR below the leader's epoch start",
 		Release: "Kafka 0.11.0.3",
 		Config: model.Config{Replicas: r3, Truncation: model.Kip101, Acks: "all", MinInsyncReplicas: 2,
 			MaxRecords: 2, MaxEpoch: 2, MaxCrashes: 1},
