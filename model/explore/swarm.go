@@ -36,6 +36,11 @@ type SwarmOptions struct {
 	// MinSteps and MaxSteps bound each walk's step bound, drawn uniformly
 	// in [MinSteps, MaxSteps] (defaults 10 and 60).
 	MinSteps, MaxSteps int
+	// Prefix, if set, is where every walk starts instead of Init: a
+	// behaviour of the configuration (its first state Init), whose states
+	// are not checked again. The step bound counts the steps after it.
+	// It lets a test or a user fuzz the end of a known story.
+	Prefix *trace.Trace
 	// Branches is how many branches a walk takes (default 16; see
 	// swarmWalk).
 	Branches int
@@ -73,8 +78,13 @@ type WalkProfile struct {
 	// walk first build up a state (produce, replicate) and then break it
 	// (crash, elect), as a fault schedule does; one uniform mix would
 	// spend its one crash before there is anything to lose.
-	Weights                               [2][numKindsSwarm]uint8 // by model.ActionKind
-	Switch                                int
+	Weights [2][numKindsSwarm]uint8 // by model.ActionKind
+	Switch  int
+	// Mute[phase] lists the (kind, replica) pairs a phase never takes,
+	// as kind*N + replica: one broker that stops handling the
+	// controller's requests for a while (the KIP-320 zombie), or never
+	// fetches, is such a pair.
+	Mute                                  [2][]bool
 	Replicas                              []uint8 // by replica index
 	Steps                                 int
 	MaxRecords, MaxEpoch, MaxCrashes, MPE int
@@ -97,6 +107,15 @@ func (p WalkProfile) String() string {
 		}
 	}
 	fmt.Fprintf(&b, " replicas %v", p.Replicas)
+	for ph := range p.Mute {
+		var muted []string
+		for x, m := range p.Mute[ph] {
+			if m {
+				muted = append(muted, fmt.Sprintf("%s@%d", model.ActionKind(x/len(p.Replicas)), x%len(p.Replicas)))
+			}
+		}
+		fmt.Fprintf(&b, " muted in phase %d %v", ph, muted)
+	}
 	return b.String()
 }
 
@@ -113,7 +132,11 @@ func (p *WalkProfile) weight(cfg *model.Config, step int, a model.Action) int {
 	if step >= p.Switch {
 		ph = 1
 	}
-	return int(p.Weights[ph][a.Kind]) * int(p.Replicas[cfg.Index(actor)])
+	i := cfg.Index(actor)
+	if p.Mute[ph][int(a.Kind)*len(p.Replicas)+i] {
+		return 0
+	}
+	return int(p.Weights[ph][a.Kind]) * int(p.Replicas[i])
 }
 
 // walkRNG is walk i's random source: a function of (seed, i) only.
@@ -123,7 +146,8 @@ func walkRNG(seed uint64, i int) *rand.Rand {
 
 // drawProfile draws walk i's profile. Kinds are left out with probability
 // 1/8 (more would almost never leave the ten or so kinds a bug needs all
-// present); the others weigh 1, 2, 4, 8 or 16; replicas 1, 4 or 16. Each model bound is the
+// present); the others weigh 1, 2, 4, 8 or 16; replicas 1, 4 or 16; a
+// (kind, replica) pair is muted with probability 1/12. Each model bound is the
 // configuration's with probability 1/2, else uniform below it (a walk
 // under smaller bounds is a behaviour of the configuration too: the bounds
 // only guard actions).
@@ -142,6 +166,12 @@ func drawProfile(cfg *model.Config, opts *SwarmOptions, rng *rand.Rand) WalkProf
 	p.Replicas = make([]uint8, cfg.N())
 	for i := range p.Replicas {
 		p.Replicas[i] = uint8(1) << (2 * rng.IntN(3))
+	}
+	for ph := range p.Mute {
+		p.Mute[ph] = make([]bool, numKindsSwarm*cfg.N())
+		for x := range p.Mute[ph] {
+			p.Mute[ph][x] = rng.IntN(12) == 0
+		}
 	}
 	p.Steps = opts.MinSteps + rng.IntN(opts.MaxSteps-opts.MinSteps+1)
 	p.Switch = rng.IntN(p.Steps + 1)
@@ -178,6 +208,11 @@ func Swarm(ctx context.Context, cfg *model.Config, opts SwarmOptions) (*SwarmRes
 	}
 	if opts.Branches <= 0 {
 		opts.Branches = 16
+	}
+	if opts.Prefix != nil {
+		if i, err := trace.Replay(cfg, *opts.Prefix); err != nil {
+			return nil, fmt.Errorf("swarm: the prefix is not a behaviour of the configuration at step %d: %w", i, err)
+		}
 	}
 	if opts.MaxSteps < opts.MinSteps {
 		return nil, fmt.Errorf("swarm: MaxSteps %d is below MinSteps %d", opts.MaxSteps, opts.MinSteps)
@@ -302,28 +337,33 @@ func (c *checker) swarmWalk(ctx context.Context, cfg *model.Config, opts *SwarmO
 	out := &walkOut{profile: p}
 	tr := trace.Trace{Source: fmt.Sprintf("swarm seed %d walk %d", opts.Seed, w), ConfigName: opts.ConfigName,
 		Steps: []trace.Step{{State: model.Init(&sub)}}}
+	base := 0 // the steps of the prefix, which every branch keeps
+	if opts.Prefix != nil {
+		tr.Steps = slices.Clone(opts.Prefix.Steps)
+		base = len(tr.Steps) - 1
+	}
 	var succs []succ
-	checked := 0 // tr.Steps[:checked] hold no violation
+	checked := base // tr.Steps[:checked] hold no violation (the first branch checks the prefix's last state)
 	for branch := 0; branch < opts.Branches; branch++ {
 		if branch > 0 {
-			if len(tr.Steps) < 2 {
-				break // the walk never left Init
+			if len(tr.Steps) < base+2 {
+				break // the walk never left its start
 			}
-			tr.Steps = tr.Steps[:1+rng.IntN(len(tr.Steps)-1)]
+			tr.Steps = tr.Steps[:base+1+rng.IntN(len(tr.Steps)-base-1)]
 			checked = len(tr.Steps)
 		}
 		for {
-			step := len(tr.Steps) - 1
+			step := len(tr.Steps) - 1 - base
 			if step%32 == 0 && ctx.Err() != nil {
 				return nil, nil
 			}
-			s := tr.Steps[step].State
-			if step >= checked {
+			s := tr.Steps[base+step].State
+			if base+step >= checked {
 				name, err := c.badInvariant(s)
 				if err != nil {
 					return nil, err
 				}
-				checked = step + 1
+				checked = base + step + 1
 				if name != "" {
 					v := &Violation{Property: name, Trace: trace.Trace{Source: tr.Source, ConfigName: tr.ConfigName, Steps: slices.Clone(tr.Steps)}}
 					if opts.Accept == nil || opts.Accept(v) {
@@ -332,7 +372,10 @@ func (c *checker) swarmWalk(ctx context.Context, cfg *model.Config, opts *SwarmO
 					}
 					out.rejected++
 					checked--
-					tr.Steps = tr.Steps[:step] // the next branch starts before the violation
+					if step == 0 {
+						return out, nil // the walk's start violates: nowhere to go back to
+					}
+					tr.Steps = tr.Steps[:base+step] // the next branch starts before the violation
 					break
 				}
 			}
@@ -373,8 +416,8 @@ func (c *checker) swarmWalk(ctx context.Context, cfg *model.Config, opts *SwarmO
 					return out, nil
 				}
 				out.rejected++
-				tr.Steps = tr.Steps[:step+1]
-				checked = step + 1
+				tr.Steps = tr.Steps[:base+step+1]
+				checked = base + step + 1
 				break
 			}
 		}
