@@ -319,8 +319,9 @@ func copyModules(specDir, dir string) error {
 
 var (
 	reExploreDistinct = regexp.MustCompile(`\s(\d+) distinct`)
-	// TLC's progress: "Progress(12) at ...: 1,234 states generated (...), 567 distinct states found" in
-	// a breadth-first search, "Progress: 2101005 states checked, ..." in simulation.
+	// TLC's progress, once a minute: "Progress(12) at ...: 1,234 states generated (...), 567
+	// distinct states found" in a breadth-first search, "Progress: 2101005 states checked, ..."
+	// in simulation.
 	reTLCDistinct = regexp.MustCompile(`([\d,]+) distinct states found`)
 	reTLCChecked  = regexp.MustCompile(`^Progress: ([\d,]+) states checked`)
 	reTLCSimFinal = regexp.MustCompile(`^The number of states generated: ([\d,]+)`)
@@ -354,11 +355,14 @@ func tlcStates(res tlc.Result, logPath string) int64 {
 }
 
 // lastCount is a progress writer that remembers the last count re matched
-// and echoes each line (with a prefix) to echo.
+// (the explorer reports every second, so that a search stopped by its
+// timeout still has a count) and echoes every tenth line (with a prefix)
+// to echo.
 type lastCount struct {
 	mu     sync.Mutex
 	re     *regexp.Regexp
 	n      int64
+	lines  int
 	echo   io.Writer
 	prefix string
 }
@@ -372,7 +376,7 @@ func (l *lastCount) Write(p []byte) (int, error) {
 				l.n = v
 			}
 		}
-		if l.echo != nil {
+		if l.lines++; l.echo != nil && l.lines%10 == 0 {
 			fmt.Fprintf(l.echo, "%s%s\n", l.prefix, line)
 		}
 	}
