@@ -3,6 +3,7 @@ package hunt
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"text/tabwriter"
 )
@@ -48,12 +49,13 @@ func WriteTable(w io.Writer, rows []Row, methods []Method, opt Options) {
 	tw.Flush()
 
 	fmt.Fprintf(w, "\nEach cell: wall time to the first counterexample with the bug's signature, states, counterexample length (states).\n")
-	fmt.Fprintf(w, "States: distinct states for bfs and tlc-bfs (under symmetry), steps over all walks for swarm, states TLC checked for tlc-sim.\n")
+	fmt.Fprintf(w, "States: distinct states for bfs and tlc-bfs (under symmetry; at a timeout, as the last progress report said: the explorer's each second, TLC's each minute),\n")
+	fmt.Fprintf(w, "  steps over all walks for swarm, states TLC checked for tlc-sim.\n")
 	fmt.Fprintf(w, "'*': the search stopped at a counterexample WITHOUT the bug's signature (a breadth-first search stops at its first violation).\n")
 	fmt.Fprintf(w, "'> T': nothing within the timeout (explorer %s, TLC %s); the explorer checks its timeout between BFS levels, so T can exceed it.\n", opt.Timeout, opt.TLCTimeout)
 	fmt.Fprintf(w, "x TLC: TLC's time over the explorer's (tlc-bfs / bfs, tlc-sim / swarm), '>'/'<' where one side timed out.\n")
 	fmt.Fprintf(w, "impl: counterexamples that replayed step for step on the implementation (refine.Replay) and rendered, of those found.\n")
-	fmt.Fprintf(w, "Workers %d, seed %d.\n\n", opt.workers(), opt.Seed)
+	fmt.Fprintf(w, "Workers %d, seed %d, %d CPUs.\n\n", opt.workers(), opt.Seed, runtime.NumCPU())
 	for _, r := range rows {
 		fmt.Fprintf(w, "%s: %s. %s, invariant %s, signature: %s.\n", r.Bug.Name, r.Bug.Title, r.Bug.Release, r.Bug.Invariant, r.Bug.SignatureText)
 		for i, c := range r.Cells {
