@@ -197,19 +197,20 @@ func searchSwarm(ctx context.Context, b Bug, opt Options, cell *Cell) {
 	res, err := explore.Swarm(ctx, &b.Config, explore.SwarmOptions{
 		Options: explore.Options{Workers: opt.workers(), Invariants: []string{b.Invariant},
 			ConfigName: "hunt-" + b.Name, Progress: prog},
-		Seed: opt.Seed, MinSteps: b.WalkSteps[0], MaxSteps: b.WalkSteps[1], Accept: accept(b)})
+		Seed: opt.Seed, MinSteps: b.WalkSteps[0], MaxSteps: b.WalkSteps[1], Archive: true, Accept: accept(b)})
 	if err != nil {
 		cell.Status, cell.Err = Failed, err
 		return
 	}
 	cell.Seconds, cell.States, cell.Walks, cell.Rejected = res.Duration.Seconds(), res.Steps, res.Walks, res.Rejected
+	cell.Note = fmt.Sprintf("archive of %d cells", res.Archived)
 	if res.Violation == nil {
 		cell.Status = TimedOut
 		return
 	}
 	cell.Status = Found
 	cell.Trace, cell.Property = &res.Violation.Trace, res.Violation.Property
-	cell.Note = fmt.Sprintf("seed %d walk %d: %s", opt.Seed, res.Walk, res.Profile)
+	cell.Note = fmt.Sprintf("seed %d walk %d (%s): %s", opt.Seed, res.Walk, cell.Note, res.Profile)
 }
 
 // searchTLC runs TLC on the bug's configuration, written into a scratch

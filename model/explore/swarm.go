@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -41,6 +40,10 @@ type SwarmOptions struct {
 	// are not checked again. The step bound counts the steps after it.
 	// It lets a test or a user fuzz the end of a known story.
 	Prefix *trace.Trace
+	// Archive makes walks start from the archive of cells reached so far
+	// (see archive) half the time; without it every walk starts at Init
+	// (or Prefix).
+	Archive bool
 	// Branches is how many branches a walk takes (default 16; see
 	// swarmWalk).
 	Branches int
@@ -66,6 +69,9 @@ type SwarmResult struct {
 	// Walk is that walk's number and Profile its profile.
 	Walk    int
 	Profile WalkProfile
+	// Archived is how many cells the archive held at the end (1 without
+	// Archive).
+	Archived int
 }
 
 // WalkProfile is one walk's draw: per action kind a weight (0: never
@@ -220,98 +226,242 @@ func Swarm(ctx context.Context, cfg *model.Config, opts SwarmOptions) (*SwarmRes
 	workers := max(1, opts.Workers)
 	start := time.Now()
 
-	// Walks are claimed in increasing order. Once walk w has found an
-	// accepted violation no walk above w is started, and every walk below
-	// w was claimed earlier and is finished before the workers return: the
-	// lowest accepted walk, and the counts up to it, do not depend on how
-	// the walks were spread over the workers.
-	var next atomic.Int64
-	var best atomic.Int64
-	best.Store(math.MaxInt64)
-	type done struct {
-		walk     int
-		steps    int
-		rejected int
-	}
+	// Walks run in generations of genSize. Within a generation they are
+	// claimed in increasing order by the workers; between generations the
+	// archive takes the new cells the generation's walks found, merged in
+	// walk order. A walk's start (an archive entry) is drawn from the
+	// archive as it stood before its generation. So the walks, the lowest
+	// accepted one and the counts up to it are a function of the seed,
+	// whatever the number of workers.
+	arch := newArchive(cfg, opts.Prefix, 3*opts.MaxSteps)
 	var (
 		mu      sync.Mutex
-		log     []done // every finished walk
-		found   = map[int]*walkOut{}
+		outs    = map[int]*walkOut{}
 		walkErr error
 	)
 	var prog swarmProgress
 	stopProgress := startSwarmProgress(opts.Progress, opts.ProgressEvery, start, &prog)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				w := int(next.Add(1) - 1)
-				if int64(w) > best.Load() || (opts.Walks > 0 && w >= opts.Walks) {
-					return
-				}
-				out, err := c.swarmWalk(ctx, cfg, &opts, w)
-				if err != nil {
+	res := &SwarmResult{}
+	winner := -1
+	var won *walkOut
+	for g := 0; winner < 0 && ctx.Err() == nil && walkErr == nil; g++ {
+		lo, hi := g*genSize, (g+1)*genSize
+		if opts.Walks > 0 {
+			hi = min(hi, opts.Walks)
+		}
+		if lo >= hi {
+			break
+		}
+		var next atomic.Int64
+		next.Store(int64(lo))
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ctx.Err() == nil {
+					w := int(next.Add(1) - 1)
+					if w >= hi {
+						return
+					}
+					out, err := c.swarmWalk(ctx, cfg, &opts, arch, w)
 					mu.Lock()
-					if walkErr == nil {
+					if err != nil && walkErr == nil {
 						walkErr = err
 					}
-					mu.Unlock()
-					best.Store(-1)
-					return
-				}
-				if out == nil {
-					return // ctx ended mid-walk
-				}
-				prog.walks.Add(1)
-				prog.steps.Add(int64(out.steps))
-				accepted := out.v != nil
-				mu.Lock()
-				log = append(log, done{w, out.steps, out.rejected})
-				if accepted {
-					found[w] = out
-				}
-				mu.Unlock()
-				if accepted {
-					for {
-						b := best.Load()
-						if int64(w) >= b || best.CompareAndSwap(b, int64(w)) {
-							break
-						}
+					if out != nil {
+						outs[w] = out
 					}
+					mu.Unlock()
+					if err != nil || out == nil {
+						return
+					}
+					prog.walks.Add(1)
+					prog.steps.Add(int64(out.steps))
 				}
+			}()
+		}
+		wg.Wait()
+		if walkErr != nil {
+			break
+		}
+		for w := lo; w < hi; w++ {
+			out := outs[w]
+			if out == nil {
+				break // ctx ended: walks from here on did not finish
 			}
-		}()
+			res.Walks++
+			res.Steps += int64(out.steps)
+			res.Rejected += out.rejected
+			if out.v != nil {
+				winner, won = w, out
+				break
+			}
+			if opts.Archive {
+				arch.merge(out.start, out.cells)
+			}
+		}
+		clear(outs)
 	}
-	wg.Wait()
 	stopProgress()
 	if walkErr != nil {
 		return nil, walkErr
 	}
-	res := &SwarmResult{Duration: time.Since(start)}
-	limit := best.Load()
-	for _, d := range log {
-		if int64(d.walk) > limit {
-			continue
+	res.Duration = time.Since(start)
+	res.Archived = len(arch.entries)
+	if won != nil {
+		// The walk ran under its profile's bounds from an archived state;
+		// it must be a behaviour of cfg itself, or the counterexample would
+		// not be one of cfg's.
+		if i, err := trace.Replay(cfg, won.v.Trace); err != nil {
+			return nil, fmt.Errorf("swarm walk %d (%s) is not a behaviour of the configuration at step %d: %w", winner, won.profile, i, err)
 		}
-		res.Walks++
-		res.Steps += int64(d.steps)
-		res.Rejected += d.rejected
-	}
-	if out := found[int(limit)]; limit != math.MaxInt64 && out != nil {
-		// The walk ran under its profile's bounds; it must be a behaviour of
-		// cfg itself, or the counterexample would not be one of cfg's.
-		if i, err := trace.Replay(cfg, out.v.Trace); err != nil {
-			return nil, fmt.Errorf("swarm walk %d (%s) is not a behaviour of the configuration at step %d: %w", limit, out.profile, i, err)
-		}
-		res.Violation, res.Walk, res.Profile = out.v, int(limit), out.profile
+		res.Violation, res.Walk, res.Profile = won.v, winner, won.profile
 	}
 	return res, nil
 }
 
+// genSize is how many walks a generation has (see Swarm).
+const genSize = 64
+
+// maxNewCells bounds the cells one walk offers the archive (each copies
+// the walk's actions so far).
+const maxNewCells = 32
+
+// An archive keeps one state per cell reached so far, where a cell is the
+// state without its messages, views and checkpoints: roles, epochs, logs,
+// HWs, fetch states, the controller's leader, epoch and ISR, and how many
+// records are acknowledged, committed and how many crashes happened. Walks
+// start from archived states (Go-Explore: Ecoffet et al., "First return,
+// then explore", Nature 2021): a state that took a lucky prefix to reach
+// (a record acknowledged and a replica crashed, a follower that missed an
+// epoch) is kept and walked on from, instead of being reached again by
+// luck from Init.
+type archive struct {
+	cfg      *model.Config
+	entries  []archEntry
+	seen     map[uint64]bool
+	maxDepth int // cells deeper than this are not kept
+}
+
+// archEntry is an archived state: the entry it was reached from and the
+// actions from there.
+type archEntry struct {
+	parent int // -1: the root (Init, or the end of the prefix)
+	acts   []model.Action
+	depth  int // steps from the root
+	chosen int // walks that started here (counted between generations)
+}
+
+// cell is an archived state's cell found by a walk: the start entry, and
+// the walk's actions from its state to the cell's.
+type cell struct {
+	key   uint64
+	start int
+	acts  []model.Action
+}
+
+func newArchive(cfg *model.Config, prefix *trace.Trace, maxDepth int) *archive {
+	a := &archive{cfg: cfg, entries: []archEntry{{parent: -1}}, seen: map[uint64]bool{}, maxDepth: maxDepth}
+	var s model.State
+	if prefix != nil {
+		s = prefix.Steps[len(prefix.Steps)-1].State
+	} else {
+		s = model.Init(cfg)
+	}
+	a.seen[cellKey(&s)] = true
+	return a
+}
+
+// maxArchive bounds the archive (each entry holds its actions, about a
+// kilobyte): beyond it, walks still start from the archived states but no
+// new ones are kept.
+const maxArchive = 200_000
+
+// merge counts the walk's start and adds the cells not archived yet, in
+// order.
+func (a *archive) merge(start int, cells []cell) {
+	a.entries[start].chosen++
+	for _, c := range cells {
+		depth := a.entries[c.start].depth + len(c.acts)
+		if a.seen[c.key] || len(a.entries) >= maxArchive || depth > a.maxDepth {
+			continue
+		}
+		a.seen[c.key] = true
+		a.entries = append(a.entries, archEntry{parent: c.start, acts: c.acts, depth: depth})
+	}
+}
+
+// pick draws a walk's start: the root a quarter of the time, else the
+// least often chosen of four archived states drawn uniformly (Go-Explore
+// favours the cells least explored from).
+func (a *archive) pick(rng *rand.Rand) int {
+	if len(a.entries) == 1 || rng.IntN(4) == 0 {
+		return 0
+	}
+	best := -1
+	for range 4 {
+		e := 1 + rng.IntN(len(a.entries)-1)
+		if best < 0 || a.entries[e].chosen < a.entries[best].chosen {
+			best = e
+		}
+	}
+	return best
+}
+
+// trace rebuilds entry e's behaviour, root first: base's steps, then the
+// actions down the entries, applied with the model under cfg.
+func (a *archive) trace(base trace.Trace, e int) (trace.Trace, error) {
+	var chain [][]model.Action
+	for ; e > 0; e = a.entries[e].parent {
+		chain = append(chain, a.entries[e].acts)
+	}
+	tr := trace.Trace{Source: base.Source, ConfigName: base.ConfigName, Steps: slices.Clone(base.Steps)}
+	s := tr.Steps[len(tr.Steps)-1].State
+	for k := len(chain) - 1; k >= 0; k-- {
+		for _, act := range chain[k] {
+			t, err := model.Apply(a.cfg, s, act)
+			if err != nil {
+				return tr, fmt.Errorf("archived walk, step %s: %w", act, err)
+			}
+			tr.Steps = append(tr.Steps, trace.Step{Action: act, State: t})
+			s = t
+		}
+	}
+	return tr, nil
+}
+
+// cellKey is the hash of s's cell (see archive).
+func cellKey(s *model.State) uint64 {
+	buf := make([]byte, 0, 256)
+	put := func(v int) { buf = append(buf, byte(v), byte(v>>8)) }
+	for r := range s.Role {
+		put(int(s.Role[r]))
+		put(s.LeaderEpoch[r])
+		put(s.Hw[r])
+		put(int(s.FetchState[r]))
+		put(len(s.Log[r]))
+		for _, x := range s.Log[r] {
+			put(x.ID)
+			put(x.Epoch)
+		}
+	}
+	buf = append(buf, s.CtrlLeader...)
+	put(s.CtrlEpoch)
+	for _, r := range s.CtrlIsr {
+		buf = append(buf, r...)
+		buf = append(buf, 0)
+	}
+	put(len(s.Acked))
+	put(len(s.Committed))
+	put(s.Crashes)
+	return model.Hash64(buf)
+}
+
 // walkOut is what one walk did.
 type walkOut struct {
+	start    int    // the archive entry it started from
+	cells    []cell // cells not archived before, in the order reached (at most maxNewCells)
 	steps    int
 	rejected int        // violations Accept rejected
 	v        *Violation // the accepted violation, nil if none
@@ -325,23 +475,33 @@ type walkOut struct {
 // steps to build (a record acknowledged, a replica crashed) is tried with
 // several suffixes instead of one. A branch ends at the step bound, where
 // nothing the profile takes is enabled, or at a violation Accept rejects.
-func (c *checker) swarmWalk(ctx context.Context, cfg *model.Config, opts *SwarmOptions, w int) (*walkOut, error) {
+func (c *checker) swarmWalk(ctx context.Context, cfg *model.Config, opts *SwarmOptions, arch *archive, w int) (*walkOut, error) {
 	rng := walkRNG(opts.Seed, w)
 	p := drawProfile(cfg, opts, rng)
+	startEntry := 0
+	if opts.Archive {
+		startEntry = arch.pick(rng)
+	}
 	sub := *cfg
 	sub.MaxRecords, sub.MaxEpoch, sub.MaxCrashes, sub.MaxPartitionEpoch = p.MaxRecords, p.MaxEpoch, p.MaxCrashes, p.MPE
 	type succ struct {
 		a model.Action
 		s model.State
 	}
-	out := &walkOut{profile: p}
+	out := &walkOut{profile: p, start: startEntry}
 	tr := trace.Trace{Source: fmt.Sprintf("swarm seed %d walk %d", opts.Seed, w), ConfigName: opts.ConfigName,
 		Steps: []trace.Step{{State: model.Init(&sub)}}}
-	base := 0 // the steps of the prefix, which every branch keeps
 	if opts.Prefix != nil {
 		tr.Steps = slices.Clone(opts.Prefix.Steps)
-		base = len(tr.Steps) - 1
 	}
+	if startEntry > 0 {
+		var err error
+		if tr, err = arch.trace(tr, startEntry); err != nil {
+			return nil, err
+		}
+	}
+	base := len(tr.Steps) - 1 // the steps to the walk's start, which every branch keeps
+	seen := map[uint64]bool{}
 	var succs []succ
 	checked := base // tr.Steps[:checked] hold no violation (the first branch checks the prefix's last state)
 	for branch := 0; branch < opts.Branches; branch++ {
@@ -364,6 +524,16 @@ func (c *checker) swarmWalk(ctx context.Context, cfg *model.Config, opts *SwarmO
 					return nil, err
 				}
 				checked = base + step + 1
+				if opts.Archive && name == "" && step > 0 {
+					if k := cellKey(&s); len(out.cells) < maxNewCells && !arch.seen[k] && !seen[k] {
+						seen[k] = true
+						acts := make([]model.Action, step)
+						for i := range acts {
+							acts[i] = tr.Steps[base+1+i].Action
+						}
+						out.cells = append(out.cells, cell{key: k, start: startEntry, acts: acts})
+					}
+				}
 				if name != "" {
 					v := &Violation{Property: name, Trace: trace.Trace{Source: tr.Source, ConfigName: tr.ConfigName, Steps: slices.Clone(tr.Steps)}}
 					if opts.Accept == nil || opts.Accept(v) {

@@ -31,10 +31,14 @@ func swarmCheck(t *testing.T) *tlccfg.Check {
 }
 
 func swarm(t *testing.T, chk *tlccfg.Check, seed uint64, workers int, accept func(*Violation) bool) *SwarmResult {
+	return swarmOpt(t, chk, seed, workers, false, accept)
+}
+
+func swarmOpt(t *testing.T, chk *tlccfg.Check, seed uint64, workers int, archive bool, accept func(*Violation) bool) *SwarmResult {
 	t.Helper()
 	res, err := Swarm(context.Background(), &chk.Config, SwarmOptions{
 		Options: Options{Workers: workers, Invariants: chk.Invariants, Properties: chk.Properties, ConfigName: chk.Name},
-		Seed:    seed, Walks: 20000, Accept: accept})
+		Seed:    seed, Walks: 20000, Archive: archive, Accept: accept})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +70,22 @@ func checkSwarmViolation(t *testing.T, cfg *model.Config, v *Violation) {
 }
 
 // Same seed, same walk, same counterexample and counts, whatever the
-// number of workers; another seed, another walk.
+// number of workers, with and without the archive; another seed, another
+// walk.
 func TestSwarmIsAFunctionOfItsSeed(t *testing.T) {
 	chk := swarmCheck(t)
+	for _, archive := range []bool{false, true} {
+		a := swarmOpt(t, chk, 1, 1, archive, nil)
+		b := swarmOpt(t, chk, 1, 2, archive, nil)
+		if b.Walk != a.Walk || b.Walks != a.Walks || b.Steps != a.Steps || b.Archived != a.Archived ||
+			!reflect.DeepEqual(actions(b), actions(a)) {
+			t.Fatalf("archive %t: seed 1 gave walk %d (%d walks, %d steps, %d cells) with one worker and walk %d (%d walks, %d steps, %d cells) with two",
+				archive, a.Walk, a.Walks, a.Steps, a.Archived, b.Walk, b.Walks, b.Steps, b.Archived)
+		}
+		if archive && a.Archived < 2 {
+			t.Fatalf("the archive kept %d cells", a.Archived)
+		}
+	}
 	a := swarm(t, chk, 1, 1, nil)
 	b := swarm(t, chk, 1, 1, nil)
 	c := swarm(t, chk, 1, 2, nil)
