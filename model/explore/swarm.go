@@ -41,7 +41,7 @@ type SwarmOptions struct {
 	// It lets a test or a user fuzz the end of a known story.
 	Prefix *trace.Trace
 	// Archive makes walks start from the archive of cells reached so far
-	// (see archive) half the time; without it every walk starts at Init
+	// (see archive) three walks in four; without it every walk starts at Init
 	// (or Prefix).
 	Archive bool
 	// Branches is how many branches a walk takes (default 16; see
