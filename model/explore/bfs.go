@@ -189,7 +189,10 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 		prog.depth.Store(int64(res.Depth))
 		// At MaxDepth the level is checked but not expanded.
 		expand := opts.MaxDepth == 0 || res.Depth < opts.MaxDepth
-		outs := c.expandLevel(frontier, seen, workers, expand, &prog)
+		outs := c.expandLevel(ctx, frontier, seen, workers, expand, &prog)
+		if err := ctx.Err(); err != nil {
+			return nil, err // the level was cut short: its results are partial
+		}
 
 		// Violations: an invariant broken by a state of this level comes
 		// before an action property broken by a step out of this level, as in
@@ -350,7 +353,10 @@ func (c *checker) fingerprintBuf(s *model.State, enc, buf []byte) (uint64, []byt
 }
 
 // expandLevel checks and expands every frontier state, in parallel by chunks.
-func (c *checker) expandLevel(frontier []node, seen *fpSet, workers int, expand bool, prog *progress) []chunkOut {
+// Workers stop claiming chunks once ctx is done, so a deadline ends the
+// search within a chunk's time rather than at the end of a level (a level of
+// millions of states takes minutes).
+func (c *checker) expandLevel(ctx context.Context, frontier []node, seen *fpSet, workers int, expand bool, prog *progress) []chunkOut {
 	nchunks := (len(frontier) + chunkSize - 1) / chunkSize
 	outs := make([]chunkOut, nchunks)
 	var nextChunk atomic.Int64
@@ -363,7 +369,7 @@ func (c *checker) expandLevel(frontier []node, seen *fpSet, workers int, expand 
 			sc := new(model.Scratch)
 			for {
 				ci := int(nextChunk.Add(1) - 1)
-				if ci >= nchunks {
+				if ci >= nchunks || ctx.Err() != nil {
 					return
 				}
 				lo := ci * chunkSize
