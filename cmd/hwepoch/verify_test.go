@@ -63,6 +63,15 @@ func TestVerifyQuick(t *testing.T) {
 	// -v lists every check and -traces prints every counterexample in full,
 	// one line per replica per step.
 	code, out, _ = runCLI("verify", "--quick", "-q", "-v", "-traces")
+	if code != 0 {
+		// Say which checks failed, so that a failure seen only under CI's
+		// load can be told apart (the free-mode chaos row depends on timing).
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "✗") {
+				t.Errorf("-v -traces: exit %d: %s", code, l)
+			}
+		}
+	}
 	for _, want := range []string{"✓ explore hw-acked-loss · HighWatermark · 69121 states", "expected: violated NoAckedLoss (TLC's counterexample: 16 states)",
 		"[1] explore hw-acked-loss: invariant NoAckedLoss is violated", "    *r2   Follower e1"} {
 		if code != 0 || !strings.Contains(out, want) {
