@@ -15,6 +15,17 @@ type progress struct {
 // start prints a line to w every period (default 2s) until the returned
 // function is called; nothing for a search shorter than one period.
 func (p *progress) start(w io.Writer, period time.Duration, t0 time.Time) func() {
+	return ticker(w, period, t0, func(el float64) {
+		d := p.distinct.Load()
+		fmt.Fprintf(w, "explore: %6.0fs  %d distinct (%.0f/s)  %d generated  queue %d  depth %d\n",
+			el, d, float64(d)/el, p.generated.Load(), p.queue.Load(), p.depth.Load())
+	})
+}
+
+// ticker calls line with the seconds since t0 every period (default 2s)
+// until the returned function is called, which waits for the last line.
+// Nothing when w is nil.
+func ticker(w io.Writer, period time.Duration, t0 time.Time, line func(elapsed float64)) func() {
 	if w == nil {
 		return func() {}
 	}
@@ -32,10 +43,7 @@ func (p *progress) start(w io.Writer, period time.Duration, t0 time.Time) func()
 			case <-done:
 				return
 			case now := <-tick.C:
-				el := now.Sub(t0).Seconds()
-				d := p.distinct.Load()
-				fmt.Fprintf(w, "explore: %6.0fs  %d distinct (%.0f/s)  %d generated  queue %d  depth %d\n",
-					el, d, float64(d)/el, p.generated.Load(), p.queue.Load(), p.depth.Load())
+				line(now.Sub(t0).Seconds())
 			}
 		}
 	}()

@@ -601,27 +601,7 @@ type swarmProgress struct {
 }
 
 func startSwarmProgress(w io.Writer, period time.Duration, t0 time.Time, p *swarmProgress) func() {
-	if w == nil {
-		return func() {}
-	}
-	if period <= 0 {
-		period = 2 * time.Second
-	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(period)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-tick.C:
-				el := now.Sub(t0).Seconds()
-				fmt.Fprintf(w, "swarm: %6.0fs  %d walks  %d steps (%.0f/s)\n", el, p.walks.Load(), p.steps.Load(), float64(p.steps.Load())/el)
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
+	return ticker(w, period, t0, func(el float64) {
+		fmt.Fprintf(w, "swarm: %6.0fs  %d walks  %d steps (%.0f/s)\n", el, p.walks.Load(), p.steps.Load(), float64(p.steps.Load())/el)
+	})
 }
