@@ -67,6 +67,31 @@ var known = []struct {
 	},
 	refuse: &model.Action{Kind: model.ExpandIsr, L: "r1", F: "r2"},
 }, {
+	file: "kip841-repropose-after-ineligible.itf.json",
+	note: "KIP-841 (3.9): a proposal refused with INELIGIBLE_REPLICA returns the leader to its committed state " +
+		"(3.9.0-rc3 Partition.handleAlterPartitionError: \"the controller is explicitly telling us ... that the request was " +
+		"not applied\"), and the same ISR proposed again once the follower is back is a new request that the controller " +
+		"decides afresh (ReplicationControlManager.alterPartition keeps no answers). r1 shrinks r2 out, r2 fetches so that " +
+		"r1's view of it reaches the HW, r1 proposes r2 back, r2 crashes before the controller decides (INELIGIBLE_REPLICA), " +
+		"r2 restarts and r1 proposes the same ISR at the same partition epoch: the controller commits it. The implementation " +
+		"once answered the second proposal with the first one's cached refusal (chaos -policy DivergingEpoch, seeds 44, 47, " +
+		"150, 423 and 491).",
+	cfg: model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.DivergingEpoch, Fencing: true, Acks: "all",
+		MinInsyncReplicas: 1, MinIsrGatesHW: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1, MaxPartitionEpoch: 3},
+	actions: []model.Action{
+		{Kind: model.Elect, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
+		{Kind: model.ShrinkIsr, L: "r1", F: "r2"}, {Kind: model.HandleAlterPartition, L: "r1"},
+		{Kind: model.HandleAlterPartitionResponse, L: "r1"},
+		{Kind: model.SendFetch, F: "r2"}, {Kind: model.HandleFetch, L: "r1", F: "r2"},
+		{Kind: model.UpdateFollowerFetchState, L: "r1", F: "r2"}, {Kind: model.HandleFetchResponse, F: "r2"},
+		{Kind: model.ExpandIsr, L: "r1", F: "r2"},
+		{Kind: model.Crash, R: "r2", Keep: 0},
+		{Kind: model.HandleAlterPartition, L: "r1"}, {Kind: model.HandleAlterPartitionResponse, L: "r1"},
+		{Kind: model.Restart, R: "r2"},
+		{Kind: model.ExpandIsr, L: "r1", F: "r2"}, {Kind: model.HandleAlterPartition, L: "r1"},
+		{Kind: model.HandleAlterPartitionResponse, L: "r1"},
+	},
+}, {
 	file: "undefined-diverging-epoch-keeps-fetch-offset.itf.json",
 	note: "An UNDEFINED divergingEpoch end offset truncates to the fetch offset in 3.9 (AbstractFetcherThread." +
 		"getOffsetTruncationState: \"the initial fetch offset will be used for truncation\"), not to the HW as 0.11.0's " +

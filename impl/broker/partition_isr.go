@@ -101,6 +101,7 @@ func (p *Partition) prepareIsrChange(kind isrChangeKind, f int32, corr uint64, n
 		LeaderEpoch:    p.epoch,
 		PartitionEpoch: p.partitionEpoch,
 		NewIsr:         isr,
+		Proposal:       corr,
 	}
 	p.pendingIsr = &pendingIsrChange{kind: kind, replica: f, req: req, deadline: now.Add(p.b.cfg.RequestTimeout)}
 	p.alterInFlight, p.alterDeadline = corr, now.Add(p.b.cfg.RequestTimeout)

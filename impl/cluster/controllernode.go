@@ -50,6 +50,7 @@ type controllerNode struct {
 // alterAnswer is an AlterPartition request, by what it proposes, and the
 // controller's answer.
 type alterAnswer struct {
+	proposal                    uint64 // the proposal's first correlation id (resends keep it)
 	partition                   protocol.TopicPartition
 	leaderEpoch, partitionEpoch int32
 	isr                         []int32
@@ -186,8 +187,17 @@ func (n *controllerNode) handleAlterPartition(m netsim.Message, r protocol.Alter
 		// the metadata log, which this controller does not publish; without
 		// this, a lost answer would leave the leader pending, its ISR and
 		// partition epoch stale, until the next LeaderAndIsr.
-		if a, ok := n.answered[r.BrokerID]; ok && a.partition == r.Partition && a.leaderEpoch == r.LeaderEpoch &&
-			a.partitionEpoch == r.PartitionEpoch && slices.Equal(a.isr, sortedIDs(r.NewIsr)) {
+		//
+		// Only a resend of the same proposal: after INELIGIBLE_REPLICA the
+		// leader returns to its committed state and may propose the same
+		// ISR at the same epochs again (3.9.0-rc3
+		// Partition.handleAlterPartitionError), a new request that KRaft's
+		// ReplicationControlManager.alterPartition decides afresh; its
+		// follower may be eligible by then. Matching by content alone once
+		// gave it the old refusal (chaos -policy DivergingEpoch, seed 44;
+		// traces/regressions/kip841-repropose-after-ineligible.itf.json).
+		if a, ok := n.answered[r.BrokerID]; ok && a.proposal == r.Proposal && a.partition == r.Partition &&
+			a.leaderEpoch == r.LeaderEpoch && a.partitionEpoch == r.PartitionEpoch && slices.Equal(a.isr, sortedIDs(r.NewIsr)) {
 			resp := a.resp
 			resp.Header = protocol.Header{CorrelationID: r.CorrelationID, Lamport: n.clock.Tick()}
 			n.ep.Send(m.From, resp)
@@ -225,7 +235,7 @@ func (n *controllerNode) handleAlterPartition(m netsim.Message, r protocol.Alter
 	if n.answered == nil {
 		n.answered = map[int32]alterAnswer{}
 	}
-	n.answered[r.BrokerID] = alterAnswer{partition: r.Partition, leaderEpoch: r.LeaderEpoch,
+	n.answered[r.BrokerID] = alterAnswer{proposal: r.Proposal, partition: r.Partition, leaderEpoch: r.LeaderEpoch,
 		partitionEpoch: r.PartitionEpoch, isr: sortedIDs(r.NewIsr), resp: resp}
 	// The controller's decision is a step of its own (spec
 	// HandleAlterPartition(l)); the ISR change announced by a commit is the

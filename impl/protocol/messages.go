@@ -224,6 +224,13 @@ type AlterPartitionRequest struct {
 	LeaderEpoch    int32
 	PartitionEpoch int32
 	NewIsr         []BrokerID
+	// Proposal is the correlation id of the proposal's first send, kept by
+	// its resends. Not on Kafka's wire: this implementation's controller
+	// answers a resend of a proposal it decided with that decision (see
+	// cluster's controllerNode.handleAlterPartition), and must tell a
+	// resend from a new proposal of the same ISR at the same epochs, which
+	// a leader makes after an INELIGIBLE_REPLICA refusal.
+	Proposal uint64
 }
 
 // AlterPartitionResponse carries the controller's verdict and, on success,
