@@ -54,9 +54,9 @@ func sendToLive(s *State, m Msg, skip int) [][]Msg {
 }
 
 // handleLeaderAndIsr mirrors HandleLeaderAndIsr(r): r consumes the head of
-// its controller queue and applies it if its epoch is newer (as follower, only
-// if the named leader is up), or if it only brings the leader a newer
-// partition epoch.
+// its controller queue and applies it if its epoch is newer (as follower even
+// when the named leader has died since), or if it only brings the leader a
+// newer partition epoch.
 func handleLeaderAndIsr(cfg *Config, s *State, r int, t *State) bool {
 	q := s.ControllerQueue[r]
 	if len(q) == 0 {
@@ -69,7 +69,7 @@ func handleLeaderAndIsr(cfg *Config, s *State, r int, t *State) bool {
 	switch {
 	case m.Epoch > s.LeaderEpoch[r] && m.Leader == self:
 		BecomeLeader(cfg, s, t, r, m)
-	case m.Epoch > s.LeaderEpoch[r] && s.Up(cfg.Index(m.Leader)):
+	case m.Epoch > s.LeaderEpoch[r]: // even when m.Leader has died since (see the spec)
 		BecomeFollower(cfg, s, t, r, m)
 	case m.Epoch == s.LeaderEpoch[r] && m.Leader == self && s.Role[r] == Leader &&
 		m.PartitionEpoch > s.PartitionEpoch[r]:

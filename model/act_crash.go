@@ -113,3 +113,15 @@ func loseMessage(cfg *Config, s *State, f int, t *State) bool {
 	t.Inflight = with(s.Inflight, f, NoMsg)
 	return true
 }
+
+// missLeaderAndIsr mirrors MissLeaderAndIsr(r): r never sees the head of
+// its LeaderAndIsr queue, which a later request follows.
+func missLeaderAndIsr(cfg *Config, s *State, r int, t *State) bool {
+	q := s.ControllerQueue[r]
+	if !cfg.MissedLeaderAndIsr || len(q) < 2 {
+		return false
+	}
+	*t = *s
+	t.ControllerQueue = with(s.ControllerQueue, r, q[1:len(q):len(q)])
+	return true
+}

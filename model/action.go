@@ -26,6 +26,7 @@ const (
 	Crash
 	Restart
 	LoseMessage
+	MissLeaderAndIsr
 	numKinds
 )
 
@@ -33,11 +34,11 @@ var kindNames = [...]string{"", "Elect", "HandleLeaderAndIsr", "Produce", "SendO
 	"HandleOffsetsForLeaderEpoch", "HandleOffsetsForLeaderEpochResponse", "SendFetch",
 	"HandleFetch", "UpdateFollowerFetchState", "HandleFetchResponse", "ShrinkIsr", "ExpandIsr",
 	"HandleAlterPartition", "HandleAlterPartitionResponse", "CheckpointHW", "Crash",
-	"Restart", "LoseMessage"}
+	"Restart", "LoseMessage", "MissLeaderAndIsr"}
 
 // kindParams are each action operator's formal parameters, in order.
 var kindParams = [...][]string{nil, {"r"}, {"r"}, {"l"}, {"f"}, {"l", "f"}, {"f"}, {"f"},
-	{"l", "f"}, {"l", "f"}, {"f"}, {"l", "f"}, {"l", "f"}, {"l"}, {"l"}, {"r"}, {"r", "keep"}, {"r"}, {"f"}}
+	{"l", "f"}, {"l", "f"}, {"f"}, {"l", "f"}, {"l", "f"}, {"l"}, {"l"}, {"r"}, {"r", "keep"}, {"r"}, {"f"}, {"r"}}
 
 func (k ActionKind) String() string {
 	if int(k) < len(kindNames) {
@@ -89,7 +90,7 @@ func (a Action) String() string {
 		return "Init"
 	}
 	switch a.Kind {
-	case Elect, HandleLeaderAndIsr, CheckpointHW, Restart:
+	case Elect, HandleLeaderAndIsr, CheckpointHW, Restart, MissLeaderAndIsr:
 		return fmt.Sprintf("%s(%s)", a.Kind, a.R)
 	case Produce, HandleAlterPartition, HandleAlterPartitionResponse:
 		return fmt.Sprintf("%s(%s)", a.Kind, a.L)

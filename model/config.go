@@ -88,10 +88,13 @@ type Config struct {
 	UncleanLeaderElectionEnable bool
 	UnflushedLoss               bool
 	LossyNetwork                bool
-	MaxRecords                  int
-	MaxEpoch                    int
-	MaxCrashes                  int
-	MaxPartitionEpoch           int
+	// MissedLeaderAndIsr: a live broker may miss a LeaderAndIsr that a
+	// later one follows (spec MissLeaderAndIsr; issue 25).
+	MissedLeaderAndIsr bool
+	MaxRecords         int
+	MaxEpoch           int
+	MaxCrashes         int
+	MaxPartitionEpoch  int
 }
 
 // Validate mirrors the spec's ASSUMEs, plus what the Go representation needs
@@ -147,7 +150,11 @@ func (c *Config) Index(r Replica) int {
 func (c *Config) N() int { return len(c.Replicas) }
 
 func (c *Config) String() string {
-	return fmt.Sprintf("Replicas=%v Truncation=%s Fencing=%t Acks=%s MinInsyncReplicas=%d MinIsrGatesHW=%t Unclean=%t UnflushedLoss=%t LossyNetwork=%t MaxRecords=%d MaxEpoch=%d MaxCrashes=%d MaxPartitionEpoch=%d",
+	s := fmt.Sprintf("Replicas=%v Truncation=%s Fencing=%t Acks=%s MinInsyncReplicas=%d MinIsrGatesHW=%t Unclean=%t UnflushedLoss=%t LossyNetwork=%t MaxRecords=%d MaxEpoch=%d MaxCrashes=%d MaxPartitionEpoch=%d",
 		c.Replicas, c.Truncation, c.Fencing, c.Acks, c.MinInsyncReplicas, c.MinIsrGatesHW,
 		c.UncleanLeaderElectionEnable, c.UnflushedLoss, c.LossyNetwork, c.MaxRecords, c.MaxEpoch, c.MaxCrashes, c.MaxPartitionEpoch)
+	if c.MissedLeaderAndIsr {
+		s += " MissedLeaderAndIsr=true"
+	}
+	return s
 }

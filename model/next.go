@@ -58,6 +58,8 @@ func step(cfg *Config, s *State, k ActionKind, i, j, keep int, t *State) bool {
 		return restart(cfg, s, i, t)
 	case LoseMessage:
 		return loseMessage(cfg, s, i, t)
+	case MissLeaderAndIsr:
+		return missLeaderAndIsr(cfg, s, i, t)
 	}
 	return false
 }
@@ -75,7 +77,7 @@ func twoParams(k ActionKind) bool {
 func makeAction(cfg *Config, k ActionKind, i, j, keep int) Action {
 	a := Action{Kind: k}
 	switch k {
-	case Elect, HandleLeaderAndIsr, CheckpointHW, Restart:
+	case Elect, HandleLeaderAndIsr, CheckpointHW, Restart, MissLeaderAndIsr:
 		a.R = cfg.Replicas[i]
 	case Crash:
 		a.R, a.Keep = cfg.Replicas[i], keep
@@ -195,7 +197,7 @@ func bind(cfg *Config, a Action) (i, j, keep int, err error) {
 		return x, nil
 	}
 	switch a.Kind {
-	case Elect, HandleLeaderAndIsr, CheckpointHW, Restart:
+	case Elect, HandleLeaderAndIsr, CheckpointHW, Restart, MissLeaderAndIsr:
 		i, err = idx("r", a.R)
 	case Crash:
 		i, err = idx("r", a.R)

@@ -39,6 +39,7 @@ func ClusterConfig(cfg *model.Config, dir string) (cluster.Config, error) {
 	c.UncleanLeaderElectionEnable = cfg.UncleanLeaderElectionEnable
 	c.UnflushedLoss = cfg.UnflushedLoss
 	c.LossyNetwork = cfg.LossyNetwork
+	c.MissedLeaderAndIsr = cfg.MissedLeaderAndIsr
 	return c, nil
 }
 

@@ -74,6 +74,8 @@ func Step(c *cluster.Cluster, cfg *model.Config, a model.Action) error {
 		return one("r", a.R, c.Restart)
 	case model.LoseMessage:
 		return one("f", a.F, c.LoseMessage)
+	case model.MissLeaderAndIsr:
+		return one("r", a.R, c.MissLeaderAndIsr)
 	}
 	return fmt.Errorf("action %s has no stepped counterpart", a)
 }

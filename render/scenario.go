@@ -37,5 +37,14 @@ func ConfigSummary(cfg *model.Config) string {
 	}
 	return fmt.Sprintf("Replicas={%s} Truncation=%q Fencing=%s Acks=%q MinInsyncReplicas=%d MinIsrGatesHW=%s UncleanLeaderElectionEnable=%s UnflushedLoss=%s LossyNetwork=%s",
 		strings.Join(rs, ","), cfg.Truncation, b(cfg.Fencing), cfg.Acks, cfg.MinInsyncReplicas, b(cfg.MinIsrGatesHW),
-		b(cfg.UncleanLeaderElectionEnable), b(cfg.UnflushedLoss), b(cfg.LossyNetwork))
+		b(cfg.UncleanLeaderElectionEnable), b(cfg.UnflushedLoss), b(cfg.LossyNetwork)) + missed(cfg.MissedLeaderAndIsr)
+}
+
+// missed writes MissedLeaderAndIsr only where it is set, so that the
+// configurations of every other scenario read as before.
+func missed(on bool) string {
+	if on {
+		return " MissedLeaderAndIsr=TRUE"
+	}
+	return ""
 }

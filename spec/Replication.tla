@@ -46,6 +46,9 @@ CONSTANTS
     UncleanLeaderElectionEnable,  \* unclean.leader.election.enable
     UnflushedLoss,                \* a crash may lose the unflushed tail of the log
     LossyNetwork,                 \* the network may drop any message (else only those to a dead broker)
+    MissedLeaderAndIsr,           \* a live broker may never see a LeaderAndIsr that a later one follows
+                                  \* (ZooKeeper: controller failover, session expiry; KRaft: a metadata
+                                  \* delta spanning several partition records); see MissLeaderAndIsr
     MaxRecords,                   \* bound: records produced in a behaviour
     MaxEpoch,                     \* bound: highest leader epoch the controller assigns
     MaxCrashes,                   \* bound: crashes in a behaviour
@@ -135,6 +138,7 @@ ASSUME Truncation \in DOMAIN Releases
 ASSUME Acks \in {"0", "1", "all"}
 ASSUME Fencing \in BOOLEAN /\ MinIsrGatesHW \in BOOLEAN
 ASSUME UncleanLeaderElectionEnable \in BOOLEAN /\ UnflushedLoss \in BOOLEAN /\ LossyNetwork \in BOOLEAN
+ASSUME MissedLeaderAndIsr \in BOOLEAN
 ASSUME MinInsyncReplicas \in Nat \ {0}
 ASSUME MaxRecords \in Nat /\ MaxEpoch \in Nat /\ MaxCrashes \in Nat /\ MaxPartitionEpoch \in Nat
 ASSUME None \notin Replicas
@@ -456,17 +460,24 @@ UpdateIsr(r, m) ==
     /\ AdvanceHW(r, log[r], m.isr, m.isr, followerLeo[r], produceEpoch[r], leaderEpoch[r])
     /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState, produceEpoch>>
 
-(* Requests naming a leader that is down are not applied: makeFollowers    *)
-(* skips a partition whose leader is not alive.  A request whose epoch is  *)
-(* not above the replica's is ignored, unless it only brings the leader a  *)
-(* newer partition epoch.                                                   *)
+(* A request with a newer epoch is always applied, even when the leader it *)
+(* names has died since: KRaft always steps down (3.9.0-rc3                 *)
+(* ReplicaManager.applyLocalFollowersDelta, "We always update the follower  *)
+(* state"), and ZooKeeper's makeFollowers skips only a leader missing from  *)
+(* the broker's metadata cache, which cannot happen to an elected leader:   *)
+(* the controller sends UpdateMetadata after LeaderAndIsr on one FIFO       *)
+(* channel (2.1.0 ControllerChannelManager.sendRequestsToBrokers), so the   *)
+(* news of the leader's death comes after ("The leader broker should always *)
+(* be present in the metadata cache", 2.1.0 makeFollowers).  A request     *)
+(* whose epoch is not above the replica's is ignored, unless it only       *)
+(* brings the leader a newer partition epoch.                               *)
 HandleLeaderAndIsr(r) ==
     /\ controllerQueue[r] # <<>>
     /\ LET m == Head(controllerQueue[r])
        IN  /\ controllerQueue' = [controllerQueue EXCEPT ![r] = Tail(controllerQueue[r])]
            /\ IF m.epoch > leaderEpoch[r] /\ m.leader = r
               THEN BecomeLeader(r, m)
-              ELSE IF m.epoch > leaderEpoch[r] /\ Up(m.leader)
+              ELSE IF m.epoch > leaderEpoch[r]
               THEN BecomeFollower(r, m)
               ELSE IF m.epoch = leaderEpoch[r] /\ m.leader = r /\ role[r] = "Leader"
                       /\ m.partitionEpoch > partitionEpoch[r]
@@ -851,6 +862,29 @@ LoseMessage(f) ==
     /\ inflight' = [inflight EXCEPT ![f] = NoMsg]
     /\ UNCHANGED <<durable, volatile, ctrl, controllerQueue, alterPartition, ghost>>
 
+(* A live broker misses the head of its LeaderAndIsr queue because a later *)
+(* one follows: it never applies that partition state.  Real paths, per     *)
+(* release (docs/kafka-releases.md quotes the code):                        *)
+(*  - ZooKeeper (0.10.2-2.1): a controller failover drops every queued       *)
+(*    request (KafkaController.onControllerResignation ->                  *)
+(*    ControllerChannelManager.shutdown) and the new controller sends only  *)
+(*    the current state (onControllerFailover); a broker whose ZooKeeper   *)
+(*    session expires loses its queue (onBrokerFailure -> removeBroker)    *)
+(*    and, registered again, gets the current state (onBrokerStartup).     *)
+(*  - KRaft (3.9): a broker catching up on the metadata log publishes one  *)
+(*    delta for several PartitionChangeRecords (MetadataLoader), so        *)
+(*    ReplicaManager.applyDelta sees only the last state.                  *)
+(* Only a request that a later one follows can be missed, so the broker    *)
+(* always ends at the current state; the paths' other effects (a failover's*)
+(* resend of the current state, an expired broker taken for dead) are left *)
+(* out: this action adds behaviours to the release, and a configuration    *)
+(* turns it on to ask what a missed demotion does.                          *)
+MissLeaderAndIsr(r) ==
+    /\ MissedLeaderAndIsr
+    /\ Len(controllerQueue[r]) >= 2
+    /\ controllerQueue' = [controllerQueue EXCEPT ![r] = Tail(controllerQueue[r])]
+    /\ UNCHANGED <<durable, volatile, ctrl, inflight, alterPartition, ghost>>
+
 -----------------------------------------------------------------------------
 Next ==
     \/ \E r \in Replicas : Elect(r)
@@ -871,6 +905,7 @@ Next ==
     \/ \E r \in Replicas, k \in Offsets : Crash(r, k)
     \/ \E r \in Replicas : Restart(r)
     \/ \E f \in Replicas : LoseMessage(f)
+    \/ \E r \in Replicas : MissLeaderAndIsr(r)
 
 Spec == Init /\ [][Next]_vars
 

@@ -214,7 +214,7 @@ func simChaos(opt sim.CampaignOptions, policy, want, out string, verbose, printL
 		if !r.Failed() {
 			return
 		}
-		if r.Err != nil || r.Invalid != nil || !r.Converged {
+		if r.Broken() {
 			broken++
 		} else {
 			lost++
@@ -281,7 +281,7 @@ func writeSimFailure(dir, policy string, r sim.Result, stdout, stderr io.Writer)
 		return
 	}
 	fmt.Fprintf(stdout, "    run (%d steps) written to %s.sim; replay: hwepoch chaos -replay %s.sim\n", len(r.Steps), base, base)
-	if r.Validator == nil || r.Invalid != nil || r.Err != nil {
+	if r.Validator == nil || r.Broken() {
 		return // nothing to shrink on the model: the run departed from it or erred
 	}
 	s, err := sim.Shrink(r.Config, r.Validator.Actions)

@@ -93,7 +93,7 @@ func (b *Broker) handleLeaderAndIsr(m netsim.Message, req protocol.LeaderAndIsrR
 		switch {
 		case newer && st.Leader == me:
 			err = p.makeLeader(st, b.now())
-		case newer && (b.brokerAlive(st.Leader) || b.mutant(MutantFollowDeadLeader)): // mutant hook: a dead leader is followed
+		case newer && (!b.mutant(MutantSkipDeadLeader) || b.brokerAlive(st.Leader)): // mutant hook: a dead leader is not followed
 			restart, err = p.makeFollower(st)
 		case st.LeaderEpoch == p.epoch && st.Leader == me && p.role == Leader && st.PartitionEpoch > p.partitionEpoch:
 			p.updateIsr(st)

@@ -119,13 +119,16 @@ const (
 	// append (Log.append -> leaderEpochCache.assign), so until then
 	// OffsetsForLeaderEpoch v0 answers from its older entries.
 	MutantLeaderEntryAtElection Mutant = "leader-entry-at-election"
-	// MutantFollowDeadLeader: a broker becomes the follower of a leader
-	// that has died since the controller named it. ReplicaManager.
-	// makeFollowers skips a partition whose leader the metadata cache does
-	// not list as alive ("cannot become follower since the new leader ...
-	// is unavailable"): the replica keeps its state, and the controller's
-	// next LeaderAndIsr names a live leader or none.
-	MutantFollowDeadLeader Mutant = "follow-dead-leader"
+	// MutantSkipDeadLeader: a broker ignores a LeaderAndIsr with a newer
+	// epoch whose leader it knows to have died since, keeping its old role
+	// and epoch. The spec did so before issue 25, reading ZooKeeper's
+	// makeFollowers ("cannot become follower since the new leader ... is
+	// unavailable") as reachable; it is not for an elected leader (the
+	// controller's UpdateMetadata follows its LeaderAndIsr on one FIFO
+	// channel), and KRaft always steps down. A leader that skips its own
+	// demotion this way keeps stale views of its followers when it is
+	// elected again: acknowledged records lost (chaos seeds 3943, 6467).
+	MutantSkipDeadLeader Mutant = "skip-dead-leader"
 )
 
 // The simulation's seeded bugs: what the deterministic simulation's checks
@@ -150,7 +153,7 @@ var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, 
 	MutantAckOnAppend, MutantNoEpochStartCheck, MutantReelectionViewReset, MutantUpdateDivergingFetchState,
 	MutantIgnoreDivergingEpoch, MutantHWOverCommittedIsr, MutantStalePartitionEpoch, MutantFetchHWAfterUpdate,
 	MutantReelectionFailsProduce, MutantDropOrphanFetch, MutantExpandDeadFollower, MutantUndefinedToHW,
-	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantFollowDeadLeader}
+	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantSkipDeadLeader}
 
 // staleFetchServed is the release's StaleFetchServed, unless the
 // drop-orphan-fetch mutant is on.

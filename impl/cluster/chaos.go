@@ -159,6 +159,7 @@ var argNames = map[string][]string{
 	"HandleFetchResponse":      {"f"}, "ShrinkIsr": {"l", "f"}, "ExpandIsr": {"l", "f"},
 	ActHandleAlterPartition: {"l"}, "HandleAlterPartitionResponse": {"l"},
 	"CheckpointHW": {"r"}, ActCrash: {"r", "keep"}, ActRestart: {"r"}, "LoseMessage": {"f"},
+	ActMissLeaderAndIsr: {"r"},
 }
 
 // StepOf turns an event into the step that replays it.

@@ -61,6 +61,11 @@ type Config struct {
 	// LossyNetwork allows LoseMessage (stepped); in free mode the network's
 	// drop rate is Faults.DropRate.
 	LossyNetwork bool
+	// MissedLeaderAndIsr allows MissLeaderAndIsr (stepped): a broker never
+	// sees a queued LeaderAndIsr that a later one follows (a ZooKeeper
+	// controller failover or session expiry, a KRaft metadata delta
+	// spanning several records; spec MissLeaderAndIsr).
+	MissedLeaderAndIsr bool
 	// AutoLeaderRebalanceEnable is auto.leader.rebalance.enable (free mode).
 	AutoLeaderRebalanceEnable bool
 
@@ -215,6 +220,8 @@ func (c *Config) Set(key, value string) error {
 		return boolean(&c.UnflushedLoss)
 	case "LossyNetwork":
 		return boolean(&c.LossyNetwork)
+	case "MissedLeaderAndIsr":
+		return boolean(&c.MissedLeaderAndIsr)
 	default:
 		return fmt.Errorf("cluster: unknown setting %q", key)
 	}

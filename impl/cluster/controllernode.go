@@ -326,6 +326,41 @@ func (n *controllerNode) enqueue(b int32, parts []protocol.LeaderAndIsrPartition
 	n.pump(b)
 }
 
+// missHead drops the head of broker b's queue when a later request
+// follows it (MissLeaderAndIsr), and the request from the network if it
+// was sent, then sends the next. The event is emitted for trace
+// validation as the broker's.
+func (n *controllerNode) missHead(b int32) error {
+	var err error
+	derr := n.do(func() {
+		n.mu.Lock()
+		ch := n.channels[b]
+		if ch == nil || len(ch.queue) < 2 {
+			n.mu.Unlock()
+			err = fmt.Errorf("cluster: broker %d has fewer than two LeaderAndIsr queued", b)
+			return
+		}
+		head, sent := ch.queue[0], ch.sent
+		ch.queue = ch.queue[1:]
+		ch.sent = false
+		n.mu.Unlock()
+		if sent {
+			for _, m := range n.cl.net.InFlightOn(ControllerNode, broker.Node(b)) {
+				if r, ok := m.Payload.(protocol.LeaderAndIsrRequest); ok && r.CorrelationID == head.CorrelationID {
+					if e := n.cl.net.Drop(m.ID); e != nil {
+						err = e
+						return
+					}
+				}
+			}
+		}
+		n.cl.emit(Event{Broker: b, Action: ActMissLeaderAndIsr, Params: map[string]int64{"r": int64(b)},
+			Partition: n.cl.focus, Lamport: n.clock.Tick(), Seq: n.cl.seq.Add(1)})
+		n.pump(b)
+	})
+	return errors.Join(derr, err)
+}
+
 // pump sends the head of a broker's queue if nothing is in flight.
 func (n *controllerNode) pump(b int32) {
 	n.mu.Lock()

@@ -17,6 +17,9 @@ const (
 	ActHandleAlterPartition = "HandleAlterPartition"
 	ActCrash                = "Crash"
 	ActRestart              = "Restart"
+	// ActMissLeaderAndIsr is a broker never seeing the head of its
+	// LeaderAndIsr queue (Params r), which a later request follows.
+	ActMissLeaderAndIsr = "MissLeaderAndIsr"
 )
 
 func (c *Cluster) emit(e Event) {

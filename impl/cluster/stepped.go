@@ -295,6 +295,22 @@ func (c *Cluster) Restart(r int32) error {
 	return c.step(func() error { return c.restart(r) })
 }
 
+// MissLeaderAndIsr makes broker r never see the head of its LeaderAndIsr
+// queue, which a later request follows (spec MissLeaderAndIsr): the
+// controller drops it, from the network too if it is in flight, and sends
+// the next. Needs MissedLeaderAndIsr.
+func (c *Cluster) MissLeaderAndIsr(r int32) error {
+	return c.step(func() error {
+		if !c.cfg.MissedLeaderAndIsr {
+			return fmt.Errorf("cluster: MissLeaderAndIsr needs MissedLeaderAndIsr")
+		}
+		if _, err := c.broker(r); err != nil {
+			return err
+		}
+		return c.ctrl.missHead(r)
+	})
+}
+
 // LoseMessage drops f's in-flight fetcher request or response; f's fetcher
 // then times out and may ask again. Needs LossyNetwork.
 func (c *Cluster) LoseMessage(f int32) error {

@@ -36,6 +36,7 @@ var arity = map[string]int{
 	ActCrash:                                      2,
 	ActRestart:                                    1,
 	broker.ActLoseMessage:                         1,
+	ActMissLeaderAndIsr:                           1,
 }
 
 // S builds a step.
@@ -148,6 +149,8 @@ func (c *Cluster) Apply(s Step) error {
 		return c.Restart(a(0))
 	case broker.ActLoseMessage:
 		return c.LoseMessage(a(0))
+	case ActMissLeaderAndIsr:
+		return c.MissLeaderAndIsr(a(0))
 	}
 	return fmt.Errorf("cluster: unknown action %q", s.Action)
 }

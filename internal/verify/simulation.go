@@ -42,7 +42,7 @@ func SimulationRows(plan SimulationPlan, progress io.Writer) []Row {
 					fmt.Fprintf(progress, "hwepoch verify: [simulate] %s %s\n", policy, r)
 				}
 				switch {
-				case r.Err != nil || r.Invalid != nil || !r.Converged:
+				case r.Broken():
 					if row.Status == Pass {
 						row.Status = Fail
 						row.Found = fmt.Sprintf("seed %d: %s", r.Seed, firstLine(r.Status()))

@@ -15,7 +15,7 @@ func pack(cfg *model.Config, a model.Action) packed {
 	}
 	var i, j uint32
 	switch a.Kind {
-	case model.Elect, model.HandleLeaderAndIsr, model.CheckpointHW, model.Restart, model.Crash:
+	case model.Elect, model.HandleLeaderAndIsr, model.CheckpointHW, model.Restart, model.Crash, model.MissLeaderAndIsr:
 		i = idx(a.R)
 	case model.Produce:
 		i = idx(a.L)
@@ -39,7 +39,7 @@ func (p packed) unpack(cfg *model.Config) model.Action {
 		return "?"
 	}
 	switch k {
-	case model.Elect, model.HandleLeaderAndIsr, model.CheckpointHW, model.Restart:
+	case model.Elect, model.HandleLeaderAndIsr, model.CheckpointHW, model.Restart, model.MissLeaderAndIsr:
 		a.R = name(i)
 	case model.Crash:
 		a.R, a.Keep = name(i), keep

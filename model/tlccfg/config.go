@@ -25,7 +25,7 @@ var specConstants = []struct {
 }{
 	{"Replicas", Set}, {"None", ModelValue}, {"Truncation", String}, {"Fencing", Bool},
 	{"Acks", String}, {"MinInsyncReplicas", Int}, {"MinIsrGatesHW", Bool},
-	{"UncleanLeaderElectionEnable", Bool}, {"UnflushedLoss", Bool}, {"LossyNetwork", Bool},
+	{"UncleanLeaderElectionEnable", Bool}, {"UnflushedLoss", Bool}, {"LossyNetwork", Bool}, {"MissedLeaderAndIsr", Bool},
 	{"MaxRecords", Int}, {"MaxEpoch", Int}, {"MaxCrashes", Int}, {"MaxPartitionEpoch", Int},
 }
 
@@ -99,6 +99,7 @@ func (f *File) ToCheck() (*Check, error) {
 	cfg.UncleanLeaderElectionEnable = vals["UncleanLeaderElectionEnable"].Bool
 	cfg.UnflushedLoss = vals["UnflushedLoss"].Bool
 	cfg.LossyNetwork = vals["LossyNetwork"].Bool
+	cfg.MissedLeaderAndIsr = vals["MissedLeaderAndIsr"].Bool
 	cfg.MaxRecords = vals["MaxRecords"].Int
 	cfg.MaxEpoch = vals["MaxEpoch"].Int
 	cfg.MaxCrashes = vals["MaxCrashes"].Int

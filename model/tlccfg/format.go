@@ -37,6 +37,7 @@ func Format(cfg model.Config, invariants, properties []string, symmetry bool, he
 	constant("UncleanLeaderElectionEnable", tlaBool(cfg.UncleanLeaderElectionEnable))
 	constant("UnflushedLoss", tlaBool(cfg.UnflushedLoss))
 	constant("LossyNetwork", tlaBool(cfg.LossyNetwork))
+	constant("MissedLeaderAndIsr", tlaBool(cfg.MissedLeaderAndIsr))
 	constant("MaxRecords", fmt.Sprint(cfg.MaxRecords))
 	constant("MaxEpoch", fmt.Sprint(cfg.MaxEpoch))
 	constant("MaxCrashes", fmt.Sprint(cfg.MaxCrashes))

@@ -127,7 +127,7 @@ func TestRestoredBehavioursHaveTheirTraces(t *testing.T) {
 		{broker.MutantDropOrphanFetch, "scenarios/kip903-orphan-fetch.scenario"},
 		{broker.MutantRestartOnEpochBump, "scenarios/same-leader-epoch-bump.scenario"},
 		{broker.MutantLeaderEntryAtElection, "scenarios/kip101-leader-epoch-entry.scenario"},
-		{broker.MutantFollowDeadLeader, "scenarios/kip101-leader-epoch-entry.scenario"},
+		{broker.MutantSkipDeadLeader, "scenarios/missed-demotion.scenario"},
 		{broker.MutantHWOverCommittedIsr, "scenarios/alter-partition-pending.scenario"},
 		{broker.MutantStalePartitionEpoch, "scenarios/alter-partition-pending.scenario"},
 		{broker.MutantExpandDeadFollower, "regressions/kip841-no-expand-of-dead-follower.itf.json"},

@@ -64,6 +64,7 @@
 //
 //	Replicas={r1,r2} Acks="all" MinInsyncReplicas=1
 //	UncleanLeaderElectionEnable=FALSE UnflushedLoss=FALSE LossyNetwork=FALSE
+//	MissedLeaderAndIsr=FALSE
 //
 // Fencing and MinIsrGatesHW default, per case, to what the case's release
 // does (the spec's Releases: Fencing from LeaderEpoch = 2.1.0 on,
