@@ -66,14 +66,17 @@ func TestSameLeaderEpochBumpPerRelease(t *testing.T) {
 	}
 }
 
-// makeFollowers skips a partition whose leader is not alive: nothing
-// changes, not even the epoch; once the leader is back the request applies.
-func TestLeaderAndIsrNamingADeadLeaderIsSkipped(t *testing.T) {
+// A LeaderAndIsr with a newer epoch is applied even when its leader has
+// died since (KRaft's applyLocalFollowersDelta always steps down; a
+// ZooKeeper broker's metadata cache still lists an elected leader): the
+// broker follows it, fetching nothing. The skip-dead-leader mutant skips it,
+// keeping the old epoch.
+func TestLeaderAndIsrNamingADeadLeaderIsApplied(t *testing.T) {
 	h := newHarness(t, nil)
 	h.b.ConnectionLost(2, 1)
 	h.leaderAndIsr(2, 1, 2, 1)
-	if st := h.state(); st.Role != Starting || st.LeaderEpoch != -1 || st.Leader != protocol.NoLeader {
-		t.Fatalf("applied a LeaderAndIsr naming dead broker 2: %+v", st)
+	if st := h.state(); st.Role != Follower || st.LeaderEpoch != 1 || st.Leader != 2 {
+		t.Fatalf("did not step down to follow broker 2, which died: %+v", st)
 	}
 	h.b.PeerStarted(2)
 	h.leaderAndIsr(2, 2, 2, 1)
@@ -85,6 +88,17 @@ func TestLeaderAndIsrNamingADeadLeaderIsSkipped(t *testing.T) {
 	h.leaderAndIsr(me, 3, 1)
 	if st := h.state(); st.Role != Leader || st.LeaderEpoch != 3 {
 		t.Fatalf("did not lead: %+v", st)
+	}
+}
+
+// The skip-dead-leader mutant is the spec's rule before issue 25: the
+// request naming a dead leader changes nothing, not even the epoch.
+func TestSkipDeadLeaderMutantKeepsTheEpoch(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Mutants = []Mutant{MutantSkipDeadLeader} })
+	h.b.ConnectionLost(2, 1)
+	h.leaderAndIsr(2, 1, 2, 1)
+	if st := h.state(); st.Role != Starting || st.LeaderEpoch != -1 {
+		t.Fatalf("the mutant applied a LeaderAndIsr naming dead broker 2: %+v", st)
 	}
 }
 
