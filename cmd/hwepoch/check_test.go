@@ -61,7 +61,7 @@ func TestCheckWrongVerdictFails(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "w-leader-change.cfg"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	man := `{"spec": "Replication.tla", "configs": [{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}]}`
+	man := `{"spec": "Replication.tla", "configs": [{"name": "w-leader-change", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds", "ci": false}]}`
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(man), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,8 @@ func tempSpec(t *testing.T, edit func(name, cfg string) string, names ...string)
 			t.Fatalf("no configuration %s", n)
 		}
 		testfiles.Copy(t, man.CfgPath(e), filepath.Join(dir, n+".cfg"), func(s string) string { return edit(n, s) })
-		entries = append(entries, fmt.Sprintf(`{"name": %q, "policy": %q, "kind": %q, "expect": %q, "property": %q}`, e.Name, e.Policy, e.Kind, e.Expect, e.Property))
+		entries = append(entries, fmt.Sprintf(`{"name": %q, "policy": %q, "release": %q, "kind": %q, "expect": %q, "property": %q, "ci": %t}`,
+			e.Name, e.Policy, e.Release, e.Kind, e.Expect, e.Property, e.CI))
 	}
 	m := `{"spec": "Replication.tla", "configs": [` + strings.Join(entries, ",\n") + `]}`
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(m), 0o644); err != nil {

@@ -76,6 +76,9 @@ func Parse(name string, b []byte, cfg *model.Config, configName string) (trace.T
 	if err := strictjson.Unmarshal(b, &f); err != nil {
 		return trace.Trace{}, fail(-1, "", "not TLC JSON: %v", err)
 	}
+	if err := trace.CheckVarNames(f.Vars); err != nil {
+		return trace.Trace{}, fail(-1, fieldOf(err), "%s", msgOf(err))
+	}
 	if f.Counterexample == nil {
 		return trace.Trace{}, fail(-1, "counterexample", "missing")
 	}
