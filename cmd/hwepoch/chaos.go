@@ -16,6 +16,7 @@ import (
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 	"github.com/hwepoch/hwepoch/refine/sim"
 )
 
@@ -370,9 +371,9 @@ func writeFreeFailure(dir string, r cluster.ChaosResult, base cluster.ChaosConfi
 
 // replayRun replays a run file (-replay).
 func replayRun(path string, printLog bool, stdout, stderr io.Writer) int {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "hwepoch chaos: %v\n", err)
+		fmt.Fprintf(stderr, "hwepoch chaos: -replay: %v\n", err)
 		return 2
 	}
 	rf, err := sim.ReadRun(f)

@@ -16,6 +16,8 @@ import (
 	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 func init() {
@@ -230,7 +232,7 @@ const maxDistributedWorkers = 64
 
 // rewriteTable replaces the text between the verdict-table markers of doc.
 func rewriteTable(doc, table string) error {
-	b, err := os.ReadFile(doc)
+	b, err := inputfile.ReadFile(doc)
 	if err != nil {
 		return err
 	}
