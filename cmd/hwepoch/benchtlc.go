@@ -65,7 +65,7 @@ TLA2TOOLS_JAR must name tla2tools.jar, and java must be on PATH.
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args, positive("workers"), positive("timeout"), maxArgs(1, "one configuration")); done {
 		return code

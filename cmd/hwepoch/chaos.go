@@ -108,7 +108,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&settings, "set", "extra setting key=value (Kafka names, e.g. replica.lag.time.max.ms=60); repeatable")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, chaosUsage)
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	if code, done := parseFlags(fs, args); done {
 		return code

@@ -80,7 +80,7 @@ recorded; 1 otherwise; 2 on a usage or input error.
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args, positive("workers"), atLeast("simulate", 0), positive("steps"),
 		needs("steps", "simulate"), needs("seed", "simulate"), excludes("record", "simulate")); done {

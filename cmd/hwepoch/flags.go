@@ -244,3 +244,64 @@ func nonEmpty(name string) flagRule {
 		return nil
 	}
 }
+
+// maxColumns is the widest line a command prints by default (help, tables,
+// progress lines); tests hold every command's default output to it.
+const maxColumns = 120
+
+// wrapColumns is where help text is wrapped: narrower than maxColumns, to
+// read comfortably.
+const wrapColumns = 100
+
+// wrap writes prefix and then text's words, breaking the line at spaces so
+// that none is wider than width columns (a word longer than that stays
+// whole) and starting each further line with indent. The result ends with
+// a newline.
+func wrap(prefix, text string, width int, indent string) string {
+	var b strings.Builder
+	line, empty := prefix, true // empty: line holds no word yet
+	for _, w := range strings.Fields(text) {
+		switch {
+		case empty:
+			line += w
+		case columns(line)+1+columns(w) > width:
+			b.WriteString(line + "\n")
+			line = indent + w
+		default:
+			line += " " + w
+		}
+		empty = false
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+// columns is how wide s prints: runes, a tab advancing to the next
+// multiple of eight.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		if r == '\t' {
+			n += 8 - n%8
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// printDefaults is fs.PrintDefaults with each flag's description wrapped
+// to wrapColumns (flag's own lines are as long as the description).
+func printDefaults(fs *flag.FlagSet) {
+	var b strings.Builder
+	out := fs.Output()
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+	for _, l := range strings.SplitAfter(b.String(), "\n") {
+		if rest, ok := strings.CutPrefix(l, "    \t"); ok && columns(strings.TrimSuffix(l, "\n")) > wrapColumns {
+			l = wrap("    \t", rest, wrapColumns, "    \t")
+		}
+		fmt.Fprint(out, l)
+	}
+}

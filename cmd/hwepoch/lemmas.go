@@ -68,7 +68,7 @@ a usage or input error.
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args, noArgsWith("table")); done {
 		return code

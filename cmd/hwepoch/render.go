@@ -53,7 +53,7 @@ text of hwepoch check: one line per replica per step.
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args); done {
 		return code

@@ -55,7 +55,7 @@ Exit status: 0 when every case gives its expected verdict, 1 otherwise,
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args); done {
 		return code

@@ -69,7 +69,7 @@ which no property is violated, for the refinement checker.
 TLA2TOOLS_JAR must name tla2tools.jar.
 
 flags:`)
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	if code, done := parseFlags(fs, args, positive("workers"), positive("timeout"), atLeast("simulate", 0),
 		positive("depth"), noArgsWith("simulate"), noArgsWith("table"),
