@@ -17,6 +17,8 @@ import (
 	"github.com/hwepoch/hwepoch/trace/scenario"
 	"github.com/hwepoch/hwepoch/trace/tlatrace"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // Case is one trace to replay with the configuration it belongs to.
@@ -224,7 +226,7 @@ func specConfig(tracePath, name string) (*tlccfg.Check, error) {
 // inferred where none is — with the constants it carries, else chk's, else those of the
 // spec configuration its #meta names.
 func loadITF(path string, chk *tlccfg.Check) (Case, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return Case{}, err
 	}

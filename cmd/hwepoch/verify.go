@@ -93,7 +93,7 @@ Exit status: 0 only when every verdict is the expected one; 1 otherwise;
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args, positive("workers"), atLeast("budget", 0)); done {
 		return code

@@ -12,6 +12,8 @@ import (
 
 	"github.com/hwepoch/hwepoch/internal/strictjson"
 	"github.com/hwepoch/hwepoch/model"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // Manifest is spec/manifest.json: every configuration and the verdict it must give.
@@ -112,7 +114,7 @@ func (m *Manifest) Lookup(name string) (Entry, bool) {
 // LoadManifest reads dir/manifest.json and checks its entries' shape.
 func LoadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, "manifest.json")
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

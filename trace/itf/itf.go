@@ -23,6 +23,8 @@ import (
 	"github.com/hwepoch/hwepoch/internal/strictjson"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 type spelling struct{}
@@ -83,7 +85,7 @@ func WriteFile(path string, cfg *model.Config, t trace.Trace) error {
 
 // ReadFile reads an ITF trace from path.
 func ReadFile(path string, cfg *model.Config) (trace.Trace, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return trace.Trace{}, err
 	}

@@ -25,12 +25,13 @@ package tlatrace
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // Error names the file, the step and the field a load failed at.
@@ -61,7 +62,7 @@ func (e *Error) Error() string {
 // It has the contract of tlcjson.Load: the trace of configuration cfg
 // (named cfgName), Source "tlc:"+path; errors are *Error.
 func Load(path string, cfg *model.Config, cfgName string) (trace.Trace, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return trace.Trace{}, err
 	}
