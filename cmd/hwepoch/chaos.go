@@ -333,8 +333,8 @@ func writeSimFailure(dir, policy string, r sim.Result, stdout, stderr io.Writer)
 	if err := sim.ReplayShrunk(s); err != nil {
 		verdict = "DOES NOT replay on the implementation: " + err.Error()
 	}
-	printWrapped(stdout, "    shrunk to %d steps violating %s (%d candidates tried), %s:\n    %s.itf.json, drawn in %s.svg\n",
-		s.Trace.Len()-1, s.Invariant, s.Tests, verdict, base, base)
+	printWrapped(stdout, "    shrunk to %d steps violating %s (%d candidates tried): %s.itf.json, drawn in %s.svg\n    the shrunk trace %s\n",
+		s.Trace.Len()-1, s.Invariant, s.Tests, base, base, verdict)
 	return nil
 }
 
