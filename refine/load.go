@@ -17,6 +17,8 @@ import (
 	"github.com/hwepoch/hwepoch/trace/scenario"
 	"github.com/hwepoch/hwepoch/trace/tlatrace"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // Case is one trace to replay with the configuration it belongs to.
@@ -139,6 +141,9 @@ func tlcConfigName(path string) (string, *tlcjson.Run, error) {
 		for _, r := range runs.Runs {
 			for _, f := range []string{r.TraceJSON, r.TraceTLA} {
 				if f != "" && filepath.Clean(f) == rel && r.Config != "" {
+					if err := checkConfigName(r.Config); err != nil {
+						return "", nil, fmt.Errorf("%s: its run %s in %s: config: %w", path, r.Name, filepath.Join(dir, "runs.json"), err)
+					}
 					return r.Config, &r, nil
 				}
 			}
@@ -177,8 +182,31 @@ func sameCfg(tracePath, name string, run *tlcjson.Run) error {
 	return nil
 }
 
+// checkConfigName refuses a configuration name that is not one. A
+// configuration is spec/NAME.cfg of the repository a trace is in, named by
+// NAME alone: an absolute path, or one that climbs out of spec/ with "..",
+// would read a .cfg from outside the repository, and any other path names
+// no configuration of the manifest.
+func checkConfigName(name string) error {
+	const want = "want a configuration's name, NAME of spec/NAME.cfg in the repository the trace is in"
+	switch {
+	case name == "":
+		return fmt.Errorf("empty: %s", want)
+	case filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`):
+		return fmt.Errorf("%q is an absolute path: %s", name, want)
+	case slices.Contains(strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }), ".."):
+		return fmt.Errorf("%q leaves spec/ with \"..\": %s", name, want)
+	case strings.ContainsAny(name, "/\\\x00") || name == ".":
+		return fmt.Errorf("%q is not a configuration's name: %s", name, want)
+	}
+	return nil
+}
+
 // specConfig loads spec/NAME.cfg, finding spec/ above the trace file.
 func specConfig(tracePath, name string) (*tlccfg.Check, error) {
+	if err := checkConfigName(name); err != nil {
+		return nil, fmt.Errorf("%s: configuration: %w", tracePath, err)
+	}
 	dir, err := tlccfg.FindSpecDir(filepath.Dir(tracePath))
 	if err != nil {
 		return nil, fmt.Errorf("%s: no spec/ directory above it holds %s.cfg: give the configuration it was made with (-cfg FILE.cfg)", tracePath, name)
@@ -198,13 +226,21 @@ func specConfig(tracePath, name string) (*tlccfg.Check, error) {
 // inferred where none is — with the constants it carries, else chk's, else those of the
 // spec configuration its #meta names.
 func loadITF(path string, chk *tlccfg.Check) (Case, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return Case{}, err
 	}
 	meta, err := readITFMeta(path, b)
 	if err != nil {
 		return Case{}, err
+	}
+	// A configuration #meta names must be there, with the constants the
+	// trace carries or is given.
+	var named *tlccfg.Check
+	if meta.ConfigName != "" {
+		if named, err = namedConfig(path, meta.ConfigName, chk != nil); err != nil {
+			return Case{}, err
+		}
 	}
 	cfg, invariants := meta.Config, safetyInvariants()
 	switch {
@@ -214,21 +250,21 @@ func loadITF(path string, chk *tlccfg.Check) (Case, error) {
 		}
 		invariants = chk.Invariants
 	case chk != nil:
-		if meta.ConfigName != "" {
-			if err := agrees(path, meta.ConfigName, chk); err != nil {
-				return Case{}, err
-			}
-		}
 		cfg, invariants = &chk.Config, chk.Invariants
 	case cfg == nil:
-		if meta.ConfigName == "" {
+		if named == nil {
 			return Case{}, fmt.Errorf("%s: #meta: names no configuration (want \"config\": a spec/NAME.cfg, or \"hwepoch\": {\"config\": {...}}; or give the .cfg)", path)
 		}
-		spec, err := specConfig(path, meta.ConfigName)
-		if err != nil {
-			return Case{}, err
+		cfg, invariants = &named.Config, named.Invariants
+	}
+	if named != nil && cfg != &named.Config {
+		if d := cmp.Diff(named.Config, *cfg); d != "" {
+			what := "carries"
+			if meta.Config == nil {
+				what = "is given (" + chk.Name + ")"
+			}
+			return Case{}, fmt.Errorf("%s: #meta.config names %s, whose constants differ from those the trace %s (-named +trace):\n%s", path, named.Name, what, d)
 		}
-		cfg, invariants = &spec.Config, spec.Invariants
 	}
 	tr, err := itf.Read(path, b, cfg)
 	if err != nil {
@@ -247,6 +283,33 @@ func loadITF(path string, chk *tlccfg.Check) (Case, error) {
 		tr.Steps[i].Action = a
 	}
 	return Case{Name: path, Config: cfg, Trace: tr, Refuse: meta.Refuse, Invariants: invariants}, nil
+}
+
+// namedConfig loads the configuration an ITF trace's #meta.config names:
+// spec/NAME.cfg of the repository the trace is in (spec/ found above the
+// trace, as for TLC's traces). A name that is a path, or names no file
+// there, is refused. Only a trace in no repository, whose configuration is
+// given (-cfg), gets nil and no error: the given one stands.
+func namedConfig(path, name string, given bool) (*tlccfg.Check, error) {
+	if err := checkConfigName(name); err != nil {
+		return nil, fmt.Errorf("%s: #meta.config: %w", path, err)
+	}
+	dir, err := tlccfg.FindSpecDir(filepath.Dir(path))
+	if err != nil {
+		if given {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s: #meta.config: names %s, but no spec/ directory above the trace holds %s.cfg: give the configuration it was made with (-cfg FILE.cfg)", path, name, name)
+	}
+	cfgPath := filepath.Join(dir, name+".cfg")
+	chk, err := tlccfg.LoadCheck(cfgPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: #meta.config: names %s, but %s does not exist (name a configuration of spec/manifest.json, or drop \"config\" from #meta if the trace carries its constants)", path, name, cfgPath)
+	case err != nil:
+		return nil, fmt.Errorf("%s: #meta.config: %s: %w", path, name, err)
+	}
+	return chk, nil
 }
 
 // agrees checks a configuration given for a trace against the one the

@@ -1,6 +1,7 @@
 package refine
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/hwepoch/hwepoch/internal/testfiles"
 	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/itf"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 // goodRegression writes a small valid regression and returns its JSON.
@@ -218,5 +221,139 @@ func TestLoadRefusesATraceOfAnotherCfg(t *testing.T) {
 	var stale *StaleRunError
 	if !errors.As(err, &stale) || !strings.Contains(err.Error(), "w-acked.cfg changed since TLC's run") {
 		t.Errorf("an edited .cfg: %v", err)
+	}
+}
+
+// An ITF trace's #meta.config names spec/NAME.cfg of the repository the
+// trace is in. A name that is a path (absolute, climbing out of spec/ with
+// "..", or any other) is refused before anything is read, even where the
+// file it reaches exists; so is a name with no file behind it, and one
+// whose constants are not those the trace carries or is given. (A trace
+// carrying its constants used to load whatever its config said; one
+// without read any path's .cfg.)
+func TestITFMetaConfigMustNameAConfigurationOfTheRepository(t *testing.T) {
+	root := t.TempDir()
+	spec := filepath.Join(root, "spec")
+	testfiles.Copy(t, filepath.Join("..", "spec", "manifest.json"), filepath.Join(spec, "manifest.json"), nil)
+	testfiles.Copy(t, filepath.Join("..", "spec", "w-acked.cfg"), filepath.Join(spec, "w-acked.cfg"), nil)
+	testfiles.Copy(t, filepath.Join("..", "spec", "hw-acked-loss.cfg"), filepath.Join(spec, "hw-acked-loss.cfg"), nil)
+	// The same .cfg outside spec/, and outside the repository: reachable
+	// by a path, never by a name.
+	testfiles.Copy(t, filepath.Join("..", "spec", "w-acked.cfg"), filepath.Join(root, "w-acked-copy.cfg"), nil)
+	elsewhere := t.TempDir()
+	testfiles.Copy(t, filepath.Join("..", "spec", "w-acked.cfg"), filepath.Join(elsewhere, "w-acked.cfg"), nil)
+
+	// A trace of w-acked without constants of its own, and a regression
+	// (constants carried, of another configuration).
+	wacked := mustCheck(t, "w-acked")
+	tr, err := tlcjson.Load(filepath.Join("..", "traces", "tlc", "w-acked.json"), &wacked.Config, "w-acked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain bytes.Buffer
+	if err := itf.Write(&plain, &wacked.Config, tr); err != nil {
+		t.Fatal(err)
+	}
+	regression, _ := goodRegression(t)
+
+	write := func(t *testing.T, dir string, doc map[string]any, config any) string {
+		t.Helper()
+		doc["#meta"].(map[string]any)["config"] = config
+		b, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "traces", "x.itf.json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	plainDoc := func() map[string]any {
+		var doc map[string]any
+		if err := json.Unmarshal(plain.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	regressionDoc := func() map[string]any {
+		b, err := json.Marshal(regression)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	wackedCfg := filepath.Join(spec, "w-acked.cfg")
+	for _, tc := range []struct {
+		name   string
+		doc    func() map[string]any
+		dir    string // the repository (or not) the trace is in
+		config any
+		cfg    string // -cfg
+		want   string // "" loads
+	}{
+		{"a configuration of the repository", plainDoc, root, "w-acked", "", ""},
+		{"the same, given", plainDoc, root, "w-acked", wackedCfg, ""},
+		{"no config, constants carried", regressionDoc, root, "", "", ""},
+		{"absolute", plainDoc, root, filepath.Join(elsewhere, "w-acked"), "", "#meta.config: \"" + filepath.Join(elsewhere, "w-acked") + "\" is an absolute path"},
+		{"absolute, constants carried", regressionDoc, root, "/etc/passwd", "", `#meta.config: "/etc/passwd" is an absolute path`},
+		{"climbing out of spec/", plainDoc, root, "../w-acked-copy", "", `#meta.config: "../w-acked-copy" leaves spec/ with ".."`},
+		{"climbing out of the repository", plainDoc, root, "../../" + filepath.Base(elsewhere) + "/w-acked", "", `leaves spec/ with ".."`},
+		{"climbing out, given", plainDoc, root, "../w-acked-copy", wackedCfg, `leaves spec/ with ".."`},
+		{"a path within spec/", plainDoc, root, "sub/w-acked", "", `#meta.config: "sub/w-acked" is not a configuration's name`},
+		{"no such file", plainDoc, root, "w-acked-missing", "", "#meta.config: names w-acked-missing, but " + filepath.Join(spec, "w-acked-missing.cfg") + " does not exist"},
+		{"no such file, constants carried", regressionDoc, root, "w-acked-missing", "", "#meta.config: names w-acked-missing, but " + filepath.Join(spec, "w-acked-missing.cfg") + " does not exist"},
+		{"no such file, given", plainDoc, root, "w-acked-missing", wackedCfg, "does not exist"},
+		{"no repository, constants carried", regressionDoc, elsewhere, "w-acked", "", "#meta.config: names w-acked, but no spec/ directory above the trace holds w-acked.cfg"},
+		{"no repository, given", plainDoc, elsewhere, "w-acked", wackedCfg, ""},
+		{"its configuration named, constants carried", regressionDoc, root, "w-acked", "", ""},
+		{"another configuration's constants carried", regressionDoc, root, "hw-acked-loss", "", "#meta.config names hw-acked-loss, whose constants differ from those the trace carries"},
+		{"another configuration's constants given", plainDoc, root, "hw-acked-loss", wackedCfg, "#meta.config names hw-acked-loss, whose constants differ from those the trace is given (w-acked)"},
+		{"not a string", plainDoc, root, 7, "", "#meta.config: want a configuration name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := write(t, tc.dir, tc.doc(), tc.config)
+			_, err := LoadWithConfig(p, tc.cfg)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("%v", err)
+			case tc.want != "" && err == nil:
+				t.Errorf("loaded; want %q", tc.want)
+			case tc.want != "" && (!strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), p)):
+				t.Errorf("error %v\nwant the file and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func mustCheck(t *testing.T, name string) *tlccfg.Check {
+	t.Helper()
+	chk, err := tlccfg.LoadCheck(filepath.Join("..", "spec", name+".cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chk
+}
+
+// The configuration runs.json records for a TLC trace is a name too: one
+// that climbs out of spec/ is refused, though the file it reaches exists.
+func TestLoadRefusesARunsConfigThatIsAPath(t *testing.T) {
+	root := t.TempDir()
+	testfiles.Copy(t, filepath.Join("..", "spec", "manifest.json"), filepath.Join(root, "spec", "manifest.json"), nil)
+	testfiles.Copy(t, filepath.Join("..", "spec", "w-acked.cfg"), filepath.Join(root, "w-acked.cfg"), nil)
+	testfiles.Copy(t, filepath.Join("..", "traces", "tlc", "w-acked.json"), filepath.Join(root, "traces", "tlc", "w-acked.json"), nil)
+	testfiles.Copy(t, filepath.Join("..", "traces", "tlc", "runs.json"), filepath.Join(root, "traces", "tlc", "runs.json"), func(s string) string {
+		return strings.Replace(s, `"config": "w-acked"`, `"config": "../w-acked"`, 1)
+	})
+	trace := filepath.Join(root, "traces", "tlc", "w-acked.json")
+	if _, err := Load(trace); err == nil || !strings.Contains(err.Error(), `config: "../w-acked" leaves spec/ with ".."`) {
+		t.Errorf("a runs.json config climbing out of spec/: %v", err)
 	}
 }

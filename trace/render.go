@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hwepoch/hwepoch/internal/columns"
 	"github.com/hwepoch/hwepoch/model"
 )
 
@@ -36,15 +37,52 @@ func RenderStep(w io.Writer, cfg *model.Config, i int, st Step, prev *model.Stat
 	if cfg.Rel().AsyncIsr {
 		pe = fmt.Sprintf(" pe%d", s.CtrlPartitionEpoch)
 	}
-	fmt.Fprintf(w, "%3d %-44s ctrl %s e%d%s isr{%s} next=%d crashes=%d acked%s committed%s\n",
-		i, act, s.CtrlLeader, s.CtrlEpoch, pe, replicas(s.CtrlIsr), s.NextId, s.Crashes, offsetIDs(s.Acked), offsetIDs(s.Committed))
+	head := fmt.Sprintf("%3d %-44s ", i, act)
+	fmt.Fprint(w, columns.Wrap(head, fmt.Sprintf("ctrl %s e%d%s isr{%s} next=%d crashes=%d acked%s committed%s",
+		s.CtrlLeader, s.CtrlEpoch, pe, replicas(s.CtrlIsr), s.NextId, s.Crashes, offsetIDs(s.Acked), offsetIDs(s.Committed)),
+		columns.Max, strings.Repeat(" ", len(head))))
 	for r, name := range cfg.Replicas {
 		mark := " "
 		if prev != nil && replicaChanged(prev, &s, r) {
 			mark = "*"
 		}
-		fmt.Fprintf(w, "    %s%-4s %s\n", mark, name, ReplicaLine(cfg, &s, r))
+		fmt.Fprint(w, wrapFields(fmt.Sprintf("    %s%-4s ", mark, name), ReplicaLine(cfg, &s, r)))
 	}
+}
+
+// wrapFields writes prefix and a replica line, the line going on in the
+// next from a " | " separator wherever it would pass columns.Max (a field
+// wider than a line by itself is wrapped at its spaces).
+func wrapFields(prefix, line string) string {
+	indent := strings.Repeat(" ", len(prefix))
+	if columns.Width(prefix+line) <= columns.Max {
+		return prefix + line + "\n"
+	}
+	var b strings.Builder
+	cur := prefix
+	for i, f := range strings.Split(line, " | ") {
+		switch {
+		case i == 0:
+			cur += f
+		case columns.Width(cur+" | "+f) <= columns.Max:
+			cur += " | " + f
+		default:
+			b.WriteString(cur + "\n")
+			cur = indent + "| " + f
+		}
+		if columns.Width(cur) > columns.Max {
+			text := strings.TrimPrefix(cur, indent)
+			wrapped := columns.Wrap(indent, text, columns.Max, indent+"  ")
+			if i == 0 {
+				wrapped = columns.Wrap(prefix, strings.TrimPrefix(cur, prefix), columns.Max, indent+"  ")
+			}
+			last := strings.LastIndex(strings.TrimSuffix(wrapped, "\n"), "\n")
+			b.WriteString(wrapped[:last+1])
+			cur = strings.TrimSuffix(wrapped[last+1:], "\n")
+		}
+	}
+	b.WriteString(cur + "\n")
+	return b.String()
 }
 
 // ActionString is an action with its parameters named: Crash(r=r1, keep=0).
@@ -136,7 +174,7 @@ const Notation = `Each step is one line, then one line per replica:
     r1   Leader   e0  leo 1 hw 1 ckpt 0 | 0:0/1 | cache 0@0 | isr{r1,r2} views[-1 1]
    *r2   Follower e1  leo 1 hw 0 ckpt 0 | 0:0/1 | cache 0@0 | of r1 Fetching
          | slot Fetch(r2->r1 offset=1 ce=0) | queue 1 (head e2 leader r2)
-(r2's line is wrapped here; it is one line.)
+(A line wider than 120 columns goes on in the next from a |, as r2's here.)
 
 The step line: the step's number (0 is Init), the action with its
 parameters, then the controller and the producers' view:

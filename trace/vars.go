@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/hwepoch/hwepoch/model"
 )
@@ -140,6 +141,17 @@ func VarsToValues(cfg *model.Config, s model.State, sp Spelling) map[string]any 
 	}
 }
 
+// Collections in a format that tells sets, sequences and tuples apart
+// (ITF: {"#set": [...]}, a plain array, {"#tup": [...]}) decode to these
+// types, and a value of one where the spec's type wants another is refused
+// by name. TLC's JSON writes sets and sequences both as plain arrays, which
+// decode as []any and are accepted for either.
+type (
+	SetValue   []any // a set (ITF #set)
+	SeqValue   []any // a sequence (an ITF plain array)
+	TupleValue []any // a tuple (ITF #tup): no variable of the spec holds one
+)
+
 // FieldError names the variable or field that failed to decode.
 type FieldError struct {
 	Path string // e.g. log.r1[2].epoch
@@ -227,12 +239,40 @@ func (d *dec) replica(path string, v any, allowNone bool) model.Replica {
 	return r
 }
 
+// array decodes a sequence: a plain array, or a sequence of a format that
+// tells sets from sequences; a set or a tuple there is refused.
 func (d *dec) array(path string, v any) []any {
-	a, ok := v.([]any)
-	if !ok && d.err == nil {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case SeqValue:
+		return x
+	case SetValue, TupleValue:
+		d.fail(path, "want a sequence, got %s", describe(v))
+		return nil
+	}
+	if d.err == nil {
 		d.fail(path, "want an array, got %s", describe(v))
 	}
-	return a
+	return nil
+}
+
+// set decodes a set: a plain array, or a set of a format that tells sets
+// from sequences; a sequence or a tuple there is refused.
+func (d *dec) set(path string, v any) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case SetValue:
+		return x
+	case SeqValue, TupleValue:
+		d.fail(path, "want a set, got %s", describe(v))
+		return nil
+	}
+	if d.err == nil {
+		d.fail(path, "want an array, got %s", describe(v))
+	}
+	return nil
 }
 
 func (d *dec) object(path string, v any) map[string]any {
@@ -297,7 +337,15 @@ func fn[T any](d *dec, path string, v any, elem func(path string, v any) T) []T 
 }
 
 func seq[T any](d *dec, path string, v any, elem func(path string, v any) T) []T {
-	a := d.array(path, v)
+	return elems(d, path, d.array(path, v), elem)
+}
+
+// setOf decodes a set's elements; the caller sorts and deduplicates.
+func setOf[T any](d *dec, path string, v any, elem func(path string, v any) T) []T {
+	return elems(d, path, d.set(path, v), elem)
+}
+
+func elems[T any](d *dec, path string, a []any, elem func(path string, v any) T) []T {
 	if d.err != nil || len(a) == 0 {
 		return nil
 	}
@@ -316,12 +364,12 @@ func (d *dec) records(path string, v any) []model.Record {
 }
 
 func (d *dec) replicaSet(path string, v any) []model.Replica {
-	rs := seq(d, path, v, func(p string, x any) model.Replica { return d.replica(p, x, false) })
+	rs := setOf(d, path, v, func(p string, x any) model.Replica { return d.replica(p, x, false) })
 	return model.SetOf(rs...)
 }
 
 func (d *dec) offsetIDs(path string, v any) []model.OffsetID {
-	xs := seq(d, path, v, func(p string, x any) model.OffsetID {
+	xs := setOf(d, path, v, func(p string, x any) model.OffsetID {
 		m := d.record(p, x, "offset", "id")
 		return model.OffsetID{Offset: d.nat(p+".offset", m["offset"]), ID: d.nat(p+".id", m["id"])}
 	})
@@ -392,6 +440,54 @@ func (d *dec) msg(path string, v any) model.Msg {
 			r := d.record(p, x, "epoch", "offset")
 			out.DivergingEpoch = model.EpochOffset{Epoch: d.int(p+".epoch", r["epoch"]), Offset: d.int(p+".offset", r["offset"])}
 		}
+	}
+	return out
+}
+
+// CheckVarNames checks a trace file's list of the variables it records
+// (ITF's and TLC's "vars"): every variable of the spec, each once, and
+// nothing else. The error is a *FieldError at "vars".
+func CheckVarNames(vars []string) error {
+	fail := func(format string, args ...any) error {
+		return &FieldError{Path: "vars", Msg: fmt.Sprintf(format, args...) +
+			fmt.Sprintf(" (a trace lists the spec's %d variables, each once)", len(model.VarNames))}
+	}
+	switch {
+	case vars == nil:
+		return fail("missing")
+	case len(vars) == 0:
+		return fail("lists no variable")
+	}
+	seen := map[string]bool{}
+	for _, v := range vars {
+		switch {
+		case !slices.Contains(model.VarNames, v):
+			return fail("%q is not a variable of the spec", v)
+		case seen[v]:
+			return fail("%q is listed twice", v)
+		}
+		seen[v] = true
+	}
+	var missing []string
+	for _, n := range model.VarNames {
+		if !seen[n] {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		names := quoteAll(missing)
+		if len(names) > 3 {
+			names = append(names[:3], fmt.Sprintf("and %d more", len(missing)-3))
+		}
+		return fail("%s missing", strings.Join(names, ", "))
+	}
+	return nil
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.Quote(x)
 	}
 	return out
 }
@@ -528,6 +624,12 @@ func describe(v any) string {
 		return fmt.Sprintf("%t", x)
 	case []any:
 		return fmt.Sprintf("an array of %d", len(x))
+	case SetValue:
+		return fmt.Sprintf("a set (#set) of %d", len(x))
+	case SeqValue:
+		return fmt.Sprintf("a sequence (a plain array) of %d", len(x))
+	case TupleValue:
+		return fmt.Sprintf("a tuple (#tup) of %d", len(x))
 	case map[string]any:
 		return "an object"
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 func init() {
@@ -63,7 +65,7 @@ TLA2TOOLS_JAR must name tla2tools.jar, and java must be on PATH.
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args, positive("workers"), positive("timeout"), maxArgs(1, "one configuration")); done {
 		return code
@@ -144,7 +146,7 @@ func benchTLC(jar, spec, cfgPath string, workers int, timeout time.Duration) (be
 	}
 	defer os.RemoveAll(dir)
 	for _, f := range []string{spec, cfgPath} {
-		b, err := os.ReadFile(f)
+		b, err := inputfile.ReadFile(f)
 		if err != nil {
 			return benchRow{}, err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 	"github.com/hwepoch/hwepoch/refine/sim"
 )
 
@@ -59,10 +60,17 @@ A failing seed prints its fault schedule and writes to -out:
                               hwepoch render FILE -svg OUT draws it;
   seed-N-POLICY.svg           that trace drawn.
 
+-out is tried before the first seed runs: it is created if missing
+(and removed again at the end if no seed wrote into it) and a file is
+written into it and removed; a directory that cannot be written is a usage
+error. A failing seed whose files cannot be written fails the campaign.
+
 -free runs the concurrent implementation free instead (goroutines, real
 timers, a lossy network): what only real concurrency finds, not
 reproducible from its seed; its failing seeds' events are written as steps
-that -replay replays where the stepped cluster can follow them.
+that -replay replays where the stepped cluster can follow them. -duration,
+-interval, -drop, -delay and -max-delay apply only with -free; -events
+(at most %d), -parallel and -log only without it.
 
 Exit status: 0 when the verdicts are as -expect says (holds: no loss or
 divergence; violated: at least one; any: either), 1 otherwise or when a
@@ -72,9 +80,13 @@ fencing, acks=all or 0, clean elections, no unflushed loss), violated for
 HighWatermark, Kip101 and acks=1, any otherwise (a violation is possible
 but rare).
 
-With -replay the exit status is 0 when the replayed run reproduces and
-neither loses nor diverges, 1 when it loses, diverges or does not
-reproduce, 2 when the file cannot be replayed (the reason is printed).
+-replay FILE takes no other flag but -log: the file says how to run.
+A .sim file must carry its '# seed', '# events' (1 to %d) and '# hash'
+lines, and when its seed reproduces the hash, its steps must be the ones
+the seed gives (an edited file is refused). With -replay the exit status
+is 0 when the replayed run reproduces and neither loses nor diverges, 1
+when it loses, diverges or does not reproduce, 2 when the file cannot be
+replayed (the reason is printed).
 
 flags:`
 
@@ -90,7 +102,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	unclean := fs.Bool("unclean", false, "unclean.leader.election.enable")
 	unflushed := fs.Bool("unflushed", false, "a crash loses the log's unflushed tail")
 	fencing := fs.Bool("fencing", true, "KIP-320 leader epoch fencing")
-	events := fs.Int("events", 400, "simulation: decisions of each seed's fault phase")
+	events := fs.Int("events", 400, fmt.Sprintf("simulation: decisions of each seed's fault phase (at most %d)", sim.MaxEvents))
 	parallel := fs.Int("parallel", min(2, runtime.NumCPU()), "simulation: seeds run at a time")
 	free := fs.Bool("free", false, "run the implementation free (goroutines, real time) instead of simulating it")
 	duration := fs.Duration("duration", time.Second, "-free: chaos phase of each seed")
@@ -106,10 +118,12 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	var settings settingsFlag
 	fs.Var(&settings, "set", "extra setting key=value (Kafka names, e.g. replica.lag.time.max.ms=60); repeatable")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, chaosUsage)
-		fs.PrintDefaults()
+		fmt.Fprintf(stderr, chaosUsage+"\n", sim.MaxEvents, sim.MaxEvents)
+		printDefaults(fs)
 	}
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(fs, args, onlyWith("replay", "log"), between("events", 1, sim.MaxEvents),
+		needs("duration", "free"), needs("interval", "free"), needs("drop", "free"), needs("delay", "free"),
+		needs("max-delay", "free"), excludes("free", "events", "parallel", "log")); done {
 		return code
 	}
 	bad := usageError(stderr, "chaos")
@@ -135,8 +149,6 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 		return bad("-brokers must be in 1..9, got %d", *brokers)
 	case *minIsr < 1 || *minIsr > *brokers:
 		return bad("-min-insync must be in 1..%d (the broker count), got %d", *brokers, *minIsr)
-	case *events < 1:
-		return bad("-events must be at least 1, got %d", *events)
 	case *parallel < 1:
 		return bad("-parallel must be at least 1, got %d", *parallel)
 	case *duration <= 0:
@@ -165,6 +177,11 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	if want != "holds" && want != "violated" && want != "any" {
 		return bad("-expect must be holds, violated, any or auto, got %q", *expect)
 	}
+	cleanup, err := usableDir(*out)
+	if err != nil {
+		return bad("-out %s: %v", *out, err)
+	}
+	defer cleanup()
 	if *free {
 		base := cluster.DefaultChaos("", 0)
 		base.Brokers, base.Policy, base.Acks, base.MinInsyncReplicas = *brokers, p, a, *minIsr
@@ -182,7 +199,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 		fmt.Sprintf("unclean.leader.election.enable=%t", *unclean), fmt.Sprintf("UnflushedLoss=%t", *unflushed),
 		fmt.Sprintf("MinIsrGatesHW=%t", minIsrGatesHW(p)),
 	}, settings...)
-	fmt.Fprintf(stdout, "chaos: %d simulated seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %d decisions of faults each, %d at a time; expect %s\n",
+	printWrapped(stdout, "chaos: %d simulated seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %d decisions of faults each, %d at a time; expect %s\n",
 		*seeds, *first, p, *brokers, a, *minIsr, *unclean, *unflushed, *fencing, *events, *parallel, want)
 	return simChaos(sim.CampaignOptions{First: *first, Seeds: *seeds, Settings: simSettings, Events: *events, Parallel: *parallel},
 		string(p), want, *out, *verbose, *printLog, stdout, stderr)
@@ -192,7 +209,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 func simChaos(opt sim.CampaignOptions, policy, want, out string, verbose, printLog bool, stdout, stderr io.Writer) int {
 	start := time.Now()
 	lastReport := start
-	var lost, broken, acked, reads, done int
+	var lost, broken, acked, reads, done, unwritten int
 	sim.Campaign(opt, func(r sim.Result) {
 		done++
 		acked += r.Acked
@@ -203,7 +220,7 @@ func simChaos(opt sim.CampaignOptions, policy, want, out string, verbose, printL
 			fmt.Fprintf(stdout, "seed %d event log (sha256 %s):\n%s\n", r.Seed, r.Hash(), strings.Join(r.Log, "\n"))
 		}
 		if verbose || r.Failed() {
-			fmt.Fprintf(stdout, "[%d/%d] %s\n", done, opt.Seeds, r)
+			printWrapped(stdout, "[%d/%d] %s\n", done, opt.Seeds, r)
 		} else if time.Since(lastReport) > 2*time.Second || done == opt.Seeds {
 			lastReport = time.Now()
 			el := time.Since(start)
@@ -224,12 +241,24 @@ func simChaos(opt sim.CampaignOptions, policy, want, out string, verbose, printL
 			sched = append(append([]string(nil), sched[:12]...), fmt.Sprintf("... %d more (-v shows all)", len(r.Faults)-12))
 		}
 		fmt.Fprintf(stdout, "    fault schedule:\n      %s\n", strings.Join(sched, "\n      "))
-		writeSimFailure(out, policy, r, stdout, stderr)
+		if writeSimFailure(out, policy, r, stdout, stderr) != nil {
+			unwritten++
+		}
 	})
 	el := time.Since(start)
-	fmt.Fprintf(stdout, "chaos: %d simulated seeds, %d with loss or divergence, %d errors, model departures or no convergence; %d records acknowledged, %d consumer reads checked; %v, %.1f runs/s\n",
+	printWrapped(stdout, "chaos: %d simulated seeds, %d with loss or divergence, %d errors, model departures or no convergence; %d records acknowledged, %d consumer reads checked; %v, %.1f runs/s\n",
 		done, lost, broken, acked, reads, el.Round(time.Millisecond), float64(done)/el.Seconds())
-	return verdictCode(want, lost, broken, stdout)
+	return unwrittenCode(unwritten, out, verdictCode(want, lost, broken, stdout), stderr)
+}
+
+// unwrittenCode is the campaign's exit status: 1 when some failing seed's
+// files could not be written to out, else code.
+func unwrittenCode(unwritten int, out string, code int, stderr io.Writer) int {
+	if unwritten == 0 {
+		return code
+	}
+	fmt.Fprintf(stderr, "hwepoch chaos: the files of %d failing seeds could not be written to %s (above)\n", unwritten, out)
+	return 1
 }
 
 // minIsrGatesHW is the release's own min.insync.replicas gate on the HW
@@ -269,40 +298,44 @@ func verdictCode(want string, lost, broken int, stdout io.Writer) int {
 }
 
 // writeSimFailure writes a failing seed's run, shrinks it and writes the
-// shrunk trace and its picture.
-func writeSimFailure(dir, policy string, r sim.Result, stdout, stderr io.Writer) {
+// shrunk trace and its picture. It returns the first file it could not
+// write (the campaign then fails: a failure whose files are missing cannot
+// be replayed).
+func writeSimFailure(dir, policy string, r sim.Result, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "    %v\n", err)
-		return
+		fmt.Fprintf(stderr, "hwepoch chaos: seed %d: could not write its run: %v\n", r.Seed, err)
+		return err
 	}
 	base := filepath.Join(dir, fmt.Sprintf("seed-%d-%s", r.Seed, policy))
 	if err := writeFile(base+".sim", func(w io.Writer) error { return sim.WriteRun(w, r) }); err != nil {
-		fmt.Fprintf(stderr, "    could not write the run: %v\n", err)
-		return
+		fmt.Fprintf(stderr, "hwepoch chaos: seed %d: could not write its run: %v\n", r.Seed, err)
+		return err
 	}
-	fmt.Fprintf(stdout, "    run (%d steps) written to %s.sim; replay: hwepoch chaos -replay %s.sim\n", len(r.Steps), base, base)
+	printWrapped(stdout, "    run (%d steps) written to %s.sim\n    replay: hwepoch chaos -replay %s.sim\n", len(r.Steps), base, base)
 	if r.Validator == nil || r.Broken() {
-		return // nothing to shrink on the model: the run departed from it or erred
+		return nil // nothing to shrink on the model: the run departed from it or erred
 	}
 	s, err := sim.Shrink(r.Config, r.Validator.Actions)
 	if err != nil {
-		fmt.Fprintf(stdout, "    not shrunk: %v\n", err)
-		return
+		printWrapped(stdout, "    not shrunk: %v\n", err)
+		return nil
 	}
 	note := fmt.Sprintf("hwepoch chaos simulation seed %d (%s), shrunk from %d to %d steps: violates %s", r.Seed, policy, s.From, s.Trace.Len()-1, s.Invariant)
 	if err := sim.WriteShrunk(base+".itf.json", s, note); err != nil {
-		fmt.Fprintf(stderr, "    could not write the shrunk trace: %v\n", err)
-		return
+		fmt.Fprintf(stderr, "hwepoch chaos: seed %d: could not write the shrunk trace: %v\n", r.Seed, err)
+		return err
 	}
 	if err := writeFile(base+".svg", func(w io.Writer) error { return sim.SVG(w, s, note) }); err != nil {
-		fmt.Fprintf(stderr, "    could not draw the shrunk trace: %v\n", err)
+		fmt.Fprintf(stderr, "hwepoch chaos: seed %d: could not draw the shrunk trace: %v\n", r.Seed, err)
+		return err
 	}
 	verdict := "replays on the model and the implementation"
 	if err := sim.ReplayShrunk(s); err != nil {
 		verdict = "DOES NOT replay on the implementation: " + err.Error()
 	}
-	fmt.Fprintf(stdout, "    shrunk to %d steps violating %s (%d candidates tried), %s: %s.itf.json, drawn in %s.svg\n",
-		s.Trace.Len()-1, s.Invariant, s.Tests, verdict, base, base)
+	printWrapped(stdout, "    shrunk to %d steps violating %s (%d candidates tried): %s.itf.json, drawn in %s.svg\n    the shrunk trace %s\n",
+		s.Trace.Len()-1, s.Invariant, s.Tests, base, base, verdict)
+	return nil
 }
 
 func writeFile(path string, write func(io.Writer) error) error {
@@ -319,16 +352,16 @@ func writeFile(path string, write func(io.Writer) error) error {
 
 // freeChaos is the free-mode campaign (-free).
 func freeChaos(base cluster.ChaosConfig, first uint64, seeds int, want, out string, verbose bool, stdout, stderr io.Writer) int {
-	fmt.Fprintf(stdout, "chaos: %d free seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %v each; expect %s\n",
+	printWrapped(stdout, "chaos: %d free seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %v each; expect %s\n",
 		seeds, first, base.Policy, base.Brokers, base.Acks, base.MinInsyncReplicas, base.UncleanLeaderElectionEnable, base.UnflushedLoss, base.Fencing, base.Duration, want)
 	start := time.Now()
-	var lost, broken, acked int
+	var lost, broken, acked, unwritten int
 	done := 0
 	cluster.RunChaosSeeds(base, first, seeds, func(r cluster.ChaosResult) {
 		done++
 		acked += r.Acked
 		eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(seeds-done))
-		fmt.Fprintf(stdout, "[%d/%d, eta %v] %s\n", done, seeds, eta.Round(time.Second), r)
+		printWrapped(stdout, "[%d/%d, eta %v] %s\n", done, seeds, eta.Round(time.Second), r)
 		if verbose {
 			fmt.Fprintf(stdout, "    %s\n", strings.Join(r.Actions, "\n    "))
 		}
@@ -344,14 +377,15 @@ func freeChaos(base cluster.ChaosConfig, first uint64, seeds int, want, out stri
 			fmt.Fprintf(stdout, "    chaos schedule:\n      %s\n", strings.Join(r.Actions, "\n      "))
 		}
 		if path, err := writeFreeFailure(out, r, base); err != nil {
-			fmt.Fprintf(stderr, "    could not write the event list: %v\n", err)
+			fmt.Fprintf(stderr, "hwepoch chaos: seed %d: could not write its events: %v\n", r.Seed, err)
+			unwritten++
 		} else {
-			fmt.Fprintf(stdout, "    %d events written to %s; replay: hwepoch chaos -replay %s\n", len(r.Steps), path, path)
+			printWrapped(stdout, "    %d events written to %s\n    replay: hwepoch chaos -replay %s\n", len(r.Steps), path, path)
 		}
 	})
-	fmt.Fprintf(stdout, "chaos: %d free seeds, %d with loss or divergence, %d errors or no convergence, %d records acknowledged in all, %v\n",
+	printWrapped(stdout, "chaos: %d free seeds, %d with loss or divergence, %d errors or no convergence, %d records acknowledged in all, %v\n",
 		seeds, lost, broken, acked, time.Since(start).Round(time.Millisecond))
-	return verdictCode(want, lost, broken, stdout)
+	return unwrittenCode(unwritten, out, verdictCode(want, lost, broken, stdout), stderr)
 }
 
 func writeFreeFailure(dir string, r cluster.ChaosResult, base cluster.ChaosConfig) (string, error) {
@@ -370,9 +404,9 @@ func writeFreeFailure(dir string, r cluster.ChaosResult, base cluster.ChaosConfi
 
 // replayRun replays a run file (-replay).
 func replayRun(path string, printLog bool, stdout, stderr io.Writer) int {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "hwepoch chaos: %v\n", err)
+		fmt.Fprintf(stderr, "hwepoch chaos: -replay: %v\n", err)
 		return 2
 	}
 	rf, err := sim.ReadRun(f)
@@ -403,7 +437,7 @@ func replayRun(path string, printLog bool, stdout, stderr io.Writer) int {
 		if printLog {
 			fmt.Fprintf(stdout, "%s\n", strings.Join(rr.Log, "\n"))
 		}
-		fmt.Fprintf(stdout, "simulated seed %d again (%d decisions): event log sha256 %s\n", rf.Seed, rr.Decisions, rr.Hash())
+		printWrapped(stdout, "simulated seed %d again (%d decisions): event log sha256 %s\n", rf.Seed, rr.Decisions, rr.Hash())
 		if rep.Reproduced {
 			fmt.Fprintf(stdout, "  reproduced exactly: the recorded hash\n")
 		} else {
@@ -411,9 +445,9 @@ func replayRun(path string, printLog bool, stdout, stderr io.Writer) int {
 			code = 1
 		}
 		status := oneLineStatus(rr.Status())
-		fmt.Fprintf(stdout, "  status: %s\n", status)
+		printWrapped(stdout, "  status: %s\n", status)
 		if rf.Status != "" && rf.Status != status {
-			fmt.Fprintf(stdout, "  the file records another status: %s\n", rf.Status)
+			printWrapped(stdout, "  the file records another status: %s\n", rf.Status)
 			code = 1
 		}
 	}
@@ -425,9 +459,9 @@ func replayRun(path string, printLog bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  the cluster's state equalled the model's after every step\n")
 	}
 	if len(rep.Violated) > 0 {
-		fmt.Fprintf(stdout, "  the model's end state violates %s\n", strings.Join(rep.Violated, ", "))
+		printWrapped(stdout, "  the model's end state violates %s\n", strings.Join(rep.Violated, ", "))
 	}
-	fmt.Fprintf(stdout, "verdict: %s\n", rep.Verdict)
+	printWrapped(stdout, "verdict: %s\n", rep.Verdict)
 	if rep.Lost() {
 		code = 1
 	}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,31 +30,41 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	workers := fl.Int("workers", runtime.GOMAXPROCS(0), "explorer worker goroutines")
 	specFlag := fl.String("spec", "", "directory of the .cfg files and manifest.json (default: spec/ of the enclosing repository)")
-	runsFlag := fl.String("runs", "", "TLC's recorded runs to compare with (default: traces/tlc/runs.json beside the spec)")
-	exRunsFlag := fl.String("explorer-runs", "", "the explorer's recorded runs to compare with and -record into (default: "+explorerruns.File+" beside the spec)")
+	runsFlag := fl.String("runs", "", "TLC's recorded runs to compare with (default: traces/tlc/runs.json beside the spec, skipped with a note when missing; a file named here must exist)")
+	exRunsFlag := fl.String("explorer-runs", "", "the explorer's recorded runs to compare with and -record into (default: "+explorerruns.File+" beside the spec; a file named here must exist, unless -record is to start it)")
 	record := fl.Bool("record", false, "record each run in the explorer's recorded runs, replacing the configuration's earlier record (only a run as the manifest expects that agrees with TLC's and with the earlier record of the same files)")
 	itfDir := fl.String("itf", "", "also write each counterexample as ITF JSON into this directory")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
 	simulate := fl.Int("simulate", 0, "instead of exploring exhaustively, take this many random walks per configuration")
 	seed := fl.Uint64("seed", 1, "seed of the random walks (-simulate)")
 	steps := fl.Int("steps", 100, "steps per random walk at most (-simulate)")
+	wide := fl.Bool("wide", false, "print the table with every column: the property each violation is of, states generated, TLC's distinct states, depth and counterexample length (wider than 120 columns)")
+	ci := fl.Bool("ci", false, `only the configurations the manifest marks "ci" (seconds; what verify --quick explores)`)
 	fl.Usage = func() {
 		fmt.Fprint(stderr, `usage: hwepoch check [flags] [config ...]
 
-Explores every configuration of spec/manifest.json (or the ones named)
-with the Go model, breadth first and exhaustively like TLC, checking the
-invariants and properties each .cfg names. Prints a table of verdicts --
-expected (manifest), found, distinct states, states generated, depth, wall
-time -- and, where traces/tlc/runs.json records TLC's run of the same
-configuration, TLC's distinct states and depth and how they compare ("vs
-TLC"): "=" (a configuration that holds: the same distinct states and
-depth), "same violation" (a violated one: the same property, by a
-counterexample no longer than TLC's; the states counted are not compared,
-as they depend on when each checker stops), "cfg changed" (the .cfg was
-edited after TLC's run: nothing compared) or "MISMATCH". Where the
-manifest says why TLC has no run of a configuration (its "tlc" note),
-that is printed instead. Every counterexample is printed step by step,
-one line per replica per step (hwepoch help notation).
+Explores every configuration of spec/manifest.json (or the ones named,
+or with -ci the ones it marks "ci") with the Go model, breadth first and
+exhaustively like TLC, checking the invariants and properties each .cfg
+names. All of them is a long run: about 45 million distinct states, some
+20 minutes on an idle 2-core machine by the recorded runs (more under
+load), le-fenced-3-rec2 alone 21 million states, 9 minutes and 4.4 GB of
+memory; progress goes to stderr every 2 seconds (-q: none). -ci takes
+seconds.
+
+Prints a table of verdicts -- expected (manifest), found, distinct
+states, depth, counterexample length, wall time -- and, where
+traces/tlc/runs.json records TLC's run of the same configuration, how it
+compares with TLC's ("vs TLC"; -wide also prints the property violated,
+the states generated and TLC's numbers): "=" (a configuration that
+holds: the same distinct states and depth), "same violation" (a violated
+one: the same property, by a counterexample no longer than TLC's; the
+states counted are not compared, as they depend on when each checker
+stops), "cfg changed" (the .cfg was edited after TLC's run: nothing
+compared) or "MISMATCH". Where the manifest says why TLC has no run of a
+configuration (its "tlc" note), that is printed instead. Every
+counterexample is printed step by step, one line per replica per step
+(hwepoch help notation).
 
 Each run is also compared with the explorer's own recorded run of the
 configuration (`+explorerruns.File+`), where there is one ("vs rec"):
@@ -80,10 +92,10 @@ recorded; 1 otherwise; 2 on a usage or input error.
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args, positive("workers"), atLeast("simulate", 0), positive("steps"),
-		needs("steps", "simulate"), needs("seed", "simulate"), excludes("record", "simulate")); done {
+		needs("steps", "simulate"), needs("seed", "simulate"), excludes("record", "simulate"), noArgsWith("ci")); done {
 		return code
 	}
 	fail := usageError(stderr, "check")
@@ -100,6 +112,14 @@ flags:
 		return fail("%v (is -spec the directory with manifest.json?)", err)
 	}
 	entries := man.Configs
+	if *ci {
+		entries = nil
+		for _, e := range man.Configs {
+			if e.CI {
+				entries = append(entries, e)
+			}
+		}
+	}
 	if fl.NArg() > 0 {
 		entries = nil
 		for _, name := range fl.Args() {
@@ -117,6 +137,11 @@ flags:
 	runsPath := verify.RunsFile(specDir)
 	if *runsFlag != "" {
 		runsPath = *runsFlag // the file named, whatever its name
+		// A record named on the command line must be there: comparing
+		// with nothing, with only a note, is no comparison asked for.
+		if _, err := os.Stat(runsPath); err != nil {
+			return fail("-runs: %v", err)
+		}
 	}
 	runs, note, err := verify.LoadRuns(man, runsPath)
 	if err != nil {
@@ -128,6 +153,9 @@ flags:
 	exRunsPath := explorerruns.Path(specDir)
 	if *exRunsFlag != "" {
 		exRunsPath = *exRunsFlag
+		if _, err := os.Stat(exRunsPath); err != nil && !(*record && errors.Is(err, fs.ErrNotExist)) {
+			return fail("-explorer-runs: %v (-record starts a new record)", err)
+		}
 	}
 	exRuns, note, err := verify.LoadExplorerRuns(exRunsPath)
 	if err != nil {
@@ -148,6 +176,10 @@ flags:
 	var progress io.Writer = stderr
 	if *quiet {
 		progress = nil
+	}
+	if fl.NArg() == 0 && !*ci && !*quiet {
+		fmt.Fprint(stderr, wrap("hwepoch check: ", fmt.Sprintf("exploring all %d configurations of the manifest: about 20 minutes on 2 idle cores "+
+			"(see hwepoch check -h); name some, or give -ci, to check fewer", len(entries)), maxColumns, "  "))
 	}
 	var rows []verify.ConfigResult
 	notRecorded := map[string]string{}
@@ -174,7 +206,7 @@ flags:
 			}
 		}
 	}
-	printTable(stdout, rows)
+	printTable(stdout, rows, *wide)
 	for _, r := range rows {
 		if r.TLC != nil {
 			fmt.Fprintln(stdout, verify.VsTLCLegend)
@@ -282,11 +314,18 @@ func describeRecord(r explorerruns.Run) string {
 
 // printTable prints check's table: one row per configuration, the
 // verdict as ✓ when it is the manifest's (✗ and what was found when not),
-// counterexample lengths in their own columns, so that the rows stay
-// narrow enough to read.
-func printTable(w io.Writer, rows []verify.ConfigResult) {
+// counterexample lengths in their own columns. The default table fits 120
+// columns: the expected verdict without its property (the counterexample
+// below names it), no states generated and no TLC numbers ("vs TLC" says
+// how they compare; a mismatch is spelled out below). wide prints every
+// column.
+func printTable(w io.Writer, rows []verify.ConfigResult, wide bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "config\tpolicy\texpected\tfound\tdistinct\tgenerated\tdepth\ttrace\ttime\tTLC distinct\tTLC depth\tTLC trace\tvs TLC\tvs rec\t")
+	if wide {
+		fmt.Fprintln(tw, "config\tpolicy\texpected\tfound\tdistinct\tgenerated\tdepth\ttrace\ttime\tTLC distinct\tTLC depth\tTLC trace\tvs TLC\tvs rec\t")
+	} else {
+		fmt.Fprintln(tw, "config\tpolicy\texpected\tfound\tdistinct\tdepth\ttrace\ttime\tvs TLC\tvs rec\t")
+	}
 	for _, r := range rows {
 		found := "✓"
 		if !r.OK {
@@ -310,9 +349,15 @@ func printTable(w io.Writer, rows []verify.ConfigResult) {
 		if r.Res.Violation != nil {
 			trace = fmt.Sprint(r.Res.Violation.Trace.Len())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Check.Config.Truncation,
-			verify.Expectation(r.Entry), found, r.Res.Distinct, r.Res.Generated, r.Res.Depth, trace,
-			r.Res.Duration.Round(time.Millisecond), tlcD, tlcDepth, tlcTrace, vs, vsRec)
+		took := r.Res.Duration.Round(time.Millisecond)
+		if wide {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Check.Config.Truncation,
+				verify.Expectation(r.Entry), found, r.Res.Distinct, r.Res.Generated, r.Res.Depth, trace,
+				took, tlcD, tlcDepth, tlcTrace, vs, vsRec)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t\n", r.Entry.Name, r.Check.Config.Truncation,
+			r.Entry.Expect, found, r.Res.Distinct, r.Res.Depth, trace, took, vs, vsRec)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "trace: states in the counterexample, the initial one included; found: ✓ the manifest's verdict")

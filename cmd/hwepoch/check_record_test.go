@@ -141,7 +141,7 @@ func TestCheckSaysTheFilesChangedSinceTheRecord(t *testing.T) {
 // why and exits 1, and the record is not created.
 func TestCheckRefusesToRecordAWrongVerdict(t *testing.T) {
 	dir := tempSpec(t, smallBounds, "w-leader-change")
-	m := `{"spec": "Replication.tla", "configs": [{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}]}`
+	m := `{"spec": "Replication.tla", "configs": [{"name": "w-leader-change", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds", "ci": false}]}`
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(m), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestCheckPrintsWhyTLCHasNoRun(t *testing.T) {
 	if err := os.Remove(filepath.Join(filepath.Dir(dir), "traces", "tlc", "runs.json")); err != nil {
 		t.Fatal(err)
 	}
-	m := `{"spec": "Replication.tla", "configs": [{"name": "le-fenced-2", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds",
+	m := `{"spec": "Replication.tla", "configs": [{"name": "le-fenced-2", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds", "ci": false,
 		"tlc": "does not finish: 1.2e8 states at depth 40 after 60 min, 2 workers"}]}`
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(m), 0o644); err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func TestCheckCIConfigs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, want := range []string{"config", "hw-acked-loss", "violated NoAckedLoss", "vs TLC", "all 3 verdicts as expected",
+	for _, want := range []string{"config", "hw-acked-loss", "invariant NoAckedLoss is violated", "vs TLC", "all 3 verdicts as expected",
 		"HandleLeaderAndIsr(r=r1)", "r1   Leader"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -61,7 +61,7 @@ func TestCheckWrongVerdictFails(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "w-leader-change.cfg"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	man := `{"spec": "Replication.tla", "configs": [{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}]}`
+	man := `{"spec": "Replication.tla", "configs": [{"name": "w-leader-change", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds", "ci": false}]}`
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(man), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,8 @@ func tempSpec(t *testing.T, edit func(name, cfg string) string, names ...string)
 			t.Fatalf("no configuration %s", n)
 		}
 		testfiles.Copy(t, man.CfgPath(e), filepath.Join(dir, n+".cfg"), func(s string) string { return edit(n, s) })
-		entries = append(entries, fmt.Sprintf(`{"name": %q, "policy": %q, "kind": %q, "expect": %q, "property": %q}`, e.Name, e.Policy, e.Kind, e.Expect, e.Property))
+		entries = append(entries, fmt.Sprintf(`{"name": %q, "policy": %q, "release": %q, "kind": %q, "expect": %q, "property": %q, "ci": %t}`,
+			e.Name, e.Policy, e.Release, e.Kind, e.Expect, e.Property, e.CI))
 	}
 	m := `{"spec": "Replication.tla", "configs": [` + strings.Join(entries, ",\n") + `]}`
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(m), 0o644); err != nil {
@@ -130,8 +131,10 @@ func TestCheckRunsFlagReadsTheFileNamed(t *testing.T) {
 	if code != 0 || strings.Contains(errs, "does not exist: not comparing with TLC") || !strings.Contains(out, "same violation") {
 		t.Fatalf("-runs %s: exit %d\n%s\n%s", other, code, out, errs)
 	}
+	// A record named on the command line that is not there is an error
+	// naming it (it once warned and exited 0).
 	code, out, errs = runCLI("check", "-q", "-spec", dir, "-runs", filepath.Join(t.TempDir(), "missing.json"))
-	if code != 0 || !strings.Contains(errs, "missing.json does not exist") {
+	if code != 2 || !strings.Contains(errs, "missing.json: no such file") {
 		t.Fatalf("-runs of a missing file must name it: exit %d\n%s\n%s", code, out, errs)
 	}
 }

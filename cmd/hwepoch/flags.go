@@ -5,9 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/hwepoch/hwepoch/internal/columns"
 )
 
 // usageError returns a verb's reporter of bad use: it prints
@@ -189,16 +195,18 @@ func interspersed(fs *flag.FlagSet, args []string) []string {
 	return append(append(flags, "--"), pos...)
 }
 
-// needs: the flag name means something only with the flag other set (both
-// "set" when they differ from their defaults), so giving it alone is
-// refused rather than silently ignored (check -steps without -simulate).
+// needs: the flag name means something only with one of others active
+// (differing from its default), so giving it without them is refused
+// rather than silently ignored (check -steps without -simulate, chaos
+// -drop without -free). Given means given on the command line (flag.Visit),
+// even with its default value: "-seeds 100" is as ignored as "-seeds 5".
 func needs(name string, others ...string) flagRule {
 	return func(fs *flag.FlagSet) error {
-		if !flagSet(fs, name) {
+		if !given(fs, name) {
 			return nil
 		}
 		for _, o := range others {
-			if flagSet(fs, o) {
+			if active(fs, o) {
 				return nil
 			}
 		}
@@ -206,15 +214,16 @@ func needs(name string, others ...string) flagRule {
 	}
 }
 
-// excludes: the flag name cannot be combined with any of others (tlc
-// -distributed has no simulation), rather than one silently winning.
+// excludes: when the flag name is active (differs from its default), none
+// of others may be given (tlc -distributed has no simulation), rather than
+// one silently winning.
 func excludes(name string, others ...string) flagRule {
 	return func(fs *flag.FlagSet) error {
-		if !flagSet(fs, name) {
+		if !active(fs, name) {
 			return nil
 		}
 		for _, o := range others {
-			if flagSet(fs, o) {
+			if given(fs, o) {
 				return fmt.Errorf("-%s cannot be combined with -%s", name, o)
 			}
 		}
@@ -222,13 +231,54 @@ func excludes(name string, others ...string) flagRule {
 	}
 }
 
-// flagSet says whether the flag name differs from its default.
-func flagSet(fs *flag.FlagSet, name string) bool {
+// onlyWith: when the flag name is active, every flag given besides it must
+// be one of allowed: name is a mode of its own that ignores the others
+// (chaos -replay reruns what its file says, whatever -seeds, -policy or
+// -free say).
+func onlyWith(name string, allowed ...string) flagRule {
+	return func(fs *flag.FlagSet) error {
+		if !active(fs, name) {
+			return nil
+		}
+		var stray []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != name && !slices.Contains(allowed, f.Name) {
+				stray = append(stray, "-"+f.Name)
+			}
+		})
+		if len(stray) == 0 {
+			return nil
+		}
+		takes := "no other flag"
+		if len(allowed) > 0 {
+			takes = "no flag but -" + strings.Join(allowed, ", -")
+		}
+		return fmt.Errorf("with -%s, %s would be ignored: -%s takes %s", name, strings.Join(stray, ", "), name, takes)
+	}
+}
+
+// given says whether the flag name was given on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	lookup(fs, name)
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// active says whether the flag name differs from its default.
+func active(fs *flag.FlagSet, name string) bool {
+	f := lookup(fs, name)
+	return f.Value.String() != f.DefValue
+}
+
+// lookup is fs's flag name; a rule naming a flag the verb does not define
+// is a programming error.
+func lookup(fs *flag.FlagSet, name string) *flag.Flag {
 	f := fs.Lookup(name)
 	if f == nil {
 		panic("hwepoch: a flag rule names no flag of " + fs.Name() + ": -" + name)
 	}
-	return f.Value.String() != f.DefValue
+	return f
 }
 
 // nonEmpty: the string flag name must not be empty or blank.
@@ -242,5 +292,92 @@ func nonEmpty(name string) flagRule {
 			return fmt.Errorf("-%s must not be empty", name)
 		}
 		return nil
+	}
+}
+
+// maxColumns is the widest line a command prints by default.
+const maxColumns = columns.Max
+
+// wrapColumns is where help text is wrapped: narrower than maxColumns, to
+// read comfortably.
+const wrapColumns = 100
+
+// wrap is columns.Wrap: prefix, then text's words within width columns,
+// each further line starting with indent.
+func wrap(prefix, text string, width int, indent string) string {
+	return columns.Wrap(prefix, text, width, indent)
+}
+
+// printDefaults is fs.PrintDefaults with each flag's description wrapped
+// to wrapColumns (flag's own lines are as long as the description).
+func printDefaults(fs *flag.FlagSet) {
+	var b strings.Builder
+	out := fs.Output()
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+	for _, l := range strings.SplitAfter(b.String(), "\n") {
+		if columns.Width(strings.TrimSuffix(l, "\n")) > wrapColumns {
+			// "    \tusage", or "  -x\tusage" for a one-letter boolean
+			// flag, which flag writes on one line.
+			if i := strings.Index(l, "\t"); i >= 0 {
+				l = wrap(l[:i+1], l[i+1:], wrapColumns, "    \t")
+			}
+		}
+		fmt.Fprint(out, l)
+	}
+}
+
+// usableDir makes sure, before any work starts, that dir is a directory
+// files can be written into: it creates it (and its missing parents) and
+// writes and removes a probe file in it. A run that would write its
+// results there (chaos -out) must not find out only after hours that it
+// cannot. cleanup removes the directories usableDir created if they are
+// still empty, so that a run that wrote nothing leaves nothing behind.
+func usableDir(dir string) (cleanup func(), err error) {
+	var created []string // the directories that do not exist yet, deepest first
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break // it exists, or something else is wrong: MkdirAll says what
+		}
+		created = append(created, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	cleanup = func() {
+		for _, d := range created {
+			os.Remove(d) // fails, as it should, on a directory not empty
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		cleanup()
+		return func() {}, err
+	}
+	f, err := os.CreateTemp(dir, ".hwepoch-probe-*")
+	if err != nil {
+		cleanup()
+		return func() {}, fmt.Errorf("cannot write into it: %w", err)
+	}
+	name := f.Name()
+	err = f.Close()
+	os.Remove(name)
+	if err != nil {
+		cleanup()
+		return func() {}, fmt.Errorf("cannot write into it: %w", err)
+	}
+	return cleanup, nil
+}
+
+// printWrapped prints format's text wrapped to maxColumns, each further
+// line indented two columns beyond the text's own leading blanks: how a
+// command keeps a long line (a seed's verdict, a path twice) within a
+// terminal's width.
+func printWrapped(w io.Writer, format string, a ...any) {
+	s := strings.TrimSuffix(fmt.Sprintf(format, a...), "\n")
+	for _, l := range strings.Split(s, "\n") {
+		text := strings.TrimLeft(l, " ")
+		lead := l[:len(l)-len(text)]
+		fmt.Fprint(w, wrap(lead, text, maxColumns, lead+"  "))
 	}
 }

@@ -70,7 +70,7 @@ func runHunt(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress lines on stderr")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, huntUsage)
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	if code, done := parseFlags(fs, args, maxArgs(0, ""), between("workers", 1, 256), positive("timeout"),
 		positive("tlc-timeout"), nonEmpty("bugs"), nonEmpty("methods")); done {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hwepoch/hwepoch/internal/lemmas"
@@ -41,15 +42,10 @@ must hold there and which must be violated (where the protocol is broken,
 so that the checks are seen to bite). Prints a table and every violation,
 one line per replica per step.
 
-Without CONFIG: the plans that take seconds (with -all: every plan).
-The plans: `)
-		for i, p := range lemmas.Plans {
-			if i > 0 {
-				fmt.Fprint(stderr, ", ")
-			}
-			fmt.Fprint(stderr, p.Config)
-		}
-		fmt.Fprint(stderr, `.
+Without CONFIG: the plans not marked big; with -all: every plan.
+`)
+		fmt.Fprint(stderr, wrap("", planTimes(), wrapColumns, ""))
+		fmt.Fprint(stderr, `Progress goes to stderr every few seconds (-q: none).
 
 With -record, each plan's result — distinct states, steps, depth, and per
 lemma the number of states or steps where its premise was met (when it
@@ -68,7 +64,7 @@ a usage or input error.
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args, noArgsWith("table")); done {
 		return code
@@ -115,6 +111,9 @@ flags:
 	if *quiet {
 		progress = nil
 	}
+	if fl.NArg() == 0 && !*quiet {
+		fmt.Fprint(stderr, wrap("hwepoch lemmas: ", planTimes(), wrapColumns, "  "))
+	}
 	var done func(lemmas.Plan, string, *lemmas.Report) error
 	if *record {
 		recPath := lemmas.RecordingPath(specDir)
@@ -149,12 +148,13 @@ flags:
 		if c := rows[i].Counterexample; c != nil {
 			n++
 			rows[i].Found += fmt.Sprintf(" [%d]", n)
-			fmt.Fprintf(stdout, "[%d] ", n)
-			c.Write(stdout)
+			title := *c
+			title.Title = strings.TrimSuffix(wrap(fmt.Sprintf("[%d] ", n), c.Title, maxColumns, "    "), "\n")
+			title.Write(stdout)
 			fmt.Fprintln(stdout)
 		}
 	}
-	verify.WriteTable(stdout, rows)
+	writeLemmaTable(stdout, rows)
 	pass, failed, _ := verify.Count(rows)
 	fmt.Fprintf(stdout, "\nlemmas: %d as expected, %d not\n", pass, failed)
 	if failed > 0 {
@@ -169,4 +169,76 @@ func planNames() []string {
 		out = append(out, p.Config)
 	}
 	return out
+}
+
+// writeLemmaTable prints the lemmas' rows grouped by configuration: a line
+// per plan (its configuration, policy, states, depth and time), then a
+// line per lemma (✓ when its verdict is the plan's: the verdict found and,
+// for a lemma that must be violated, why), within maxColumns.
+func writeLemmaTable(w io.Writer, rows []verify.Row) {
+	plan := ""
+	for _, r := range rows {
+		lemma, config, ok := strings.Cut(r.Item, " @ ")
+		if !ok {
+			lemma, config = "", r.Item // the plan itself failed (no such configuration, an error)
+		}
+		if config != plan {
+			plan = config
+			head := config
+			if r.Policy != "" {
+				head += " (" + r.Policy + ")"
+			}
+			if r.Size != "" {
+				head += fmt.Sprintf(": %s, depth %s, %v", r.Size, r.Depth, r.Time.Round(10*time.Millisecond))
+			}
+			fmt.Fprintln(w, head)
+		}
+		text := r.Found
+		switch {
+		case r.Status != verify.Pass:
+			text = "found " + r.Found + "; expected " + r.Expected
+		case strings.HasPrefix(r.Expected, "violated: "):
+			text += ", as expected: " + strings.TrimPrefix(r.Expected, "violated: ")
+		}
+		fmt.Fprint(w, wrap(fmt.Sprintf("  %s %-4s ", r.Status.Mark(), lemma), text, maxColumns, "         "))
+	}
+}
+
+// planTimes says which plans run without CONFIG and with -all, and how long
+// each set took by the recorded runs (traces/lemmas.json), when found.
+func planTimes() string {
+	var rec *lemmas.Recording
+	if specDir, err := tlccfg.FindSpecDir("."); err == nil {
+		rec, _ = lemmas.LoadRecording(lemmas.RecordingPath(specDir))
+	}
+	var small, big []string
+	var smallS, allS float64
+	known := rec != nil
+	for _, p := range lemmas.Plans {
+		secs := 0.0
+		if known {
+			r, ok := rec.Get(p.Config)
+			secs, known = r.Seconds, ok
+		}
+		allS += secs
+		if p.Big {
+			big = append(big, p.Config)
+		} else {
+			small, smallS = append(small, p.Config), smallS+secs
+		}
+	}
+	s := fmt.Sprintf("The default plans: %s; the big ones: %s.", strings.Join(small, ", "), strings.Join(big, ", "))
+	if known {
+		s += fmt.Sprintf(" By the recorded runs (%s), the default plans take about %s, all of them about %s.",
+			lemmas.RecordingFile, minutes(smallS), minutes(allS))
+	}
+	return s
+}
+
+// minutes is a duration of secs seconds in round minutes.
+func minutes(secs float64) string {
+	if m := int(secs/60 + 0.5); m > 1 {
+		return fmt.Sprintf("%d minutes", m)
+	}
+	return "a minute"
 }

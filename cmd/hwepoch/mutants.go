@@ -45,8 +45,12 @@ func runMutants(args []string, stdout, stderr io.Writer) int {
 	checks := fs.String("checks", "", "comma-separated checks to run: "+strings.Join(mutants.ShortNames(), ",")+" (default: all)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, mutantsUsage)
-		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nmutants: %v\n", broker.Mutants)
+		printDefaults(fs)
+		names := make([]string, len(broker.Mutants))
+		for i, m := range broker.Mutants {
+			names[i] = string(m)
+		}
+		fmt.Fprint(stderr, "\n"+wrap("mutants: ", strings.Join(names, " "), wrapColumns, "  "))
 	}
 	if code, done := parseFlags(fs, args, atLeast("random", 0), atLeast("free", 0), maxArgs(0, "")); done {
 		return code

@@ -33,8 +33,8 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	cfgFlag := fl.String("cfg", "", "the TLC .cfg the trace was made with (default: the constants an ITF regression carries, the run's in traces/tlc/runs.json, else spec/NAME.cfg)")
 	svgOut := fl.String("svg", "", "write an SVG timeline to this file (one trace)")
 	md := fl.Bool("md", false, "print Markdown tables (default: one line per replica per step)")
-	policy := fl.String("policy", "", "for a scenario: only the cases of this policy")
-	variant := fl.String("variant", "", "for a scenario: only the cases of this variant")
+	policy := fl.String("policy", "", "for a scenario: only the cases of this policy (refused for a trace)")
+	variant := fl.String("variant", "", "for a scenario: only the cases of this variant (refused for a trace)")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, `usage: hwepoch render [flags] FILE
 
@@ -53,7 +53,7 @@ text of hwepoch check: one line per replica per step.
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args); done {
 		return code
@@ -71,8 +71,16 @@ flags:
 	var err error
 	switch {
 	case strings.HasSuffix(path, scenario.Ext):
+		if given(fl, "cfg") {
+			return fail("-cfg gives a trace its constants; a scenario (%s) carries its own: drop -cfg", path)
+		}
 		items, err = scenarioItems(path, *policy, *variant)
 	case strings.HasSuffix(path, ".json"), strings.HasSuffix(path, ".tla"):
+		for _, f := range []string{"policy", "variant"} {
+			if given(fl, f) {
+				return fail("-%s selects a scenario's cases; %s is a trace, one behaviour under the constants it is read with (-cfg): drop -%s", f, path, f)
+			}
+		}
 		var it renderable
 		it, err = jsonItem(path, *cfgFlag)
 		items = []renderable{it}

@@ -64,7 +64,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	cfgPath := fs.String("cfg", "", "the TLC .cfg the named traces were made with (default: the constants an ITF regression carries, the run's in traces/tlc/runs.json, else spec/NAME.cfg)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, replayUsage)
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	if code, done := parseFlags(fs, args, atLeast("random", 0), atLeast("free", 0), positive("steps"), noArgsWith("recording"),
 		needs("steps", "random"), needs("regressions", "random"), needs("out", "free"), needs("seed", "random", "free"),

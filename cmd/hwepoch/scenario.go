@@ -31,10 +31,11 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	svgDir := fl.String("svgdir", "", "write DIR/NAME-CASE.svg for every selected case")
 	md := fl.Bool("md", false, "print Markdown tables instead of one line per replica per step")
 	quiet := fl.Bool("q", false, "print the verdicts only")
-	table := fl.Bool("table", false, "print the Markdown verdict table of docs/scenarios.md (with -all) and nothing else")
+	table := fl.Bool("table", false, "with -all: print the Markdown verdict table of docs/scenarios.md and nothing else")
+	verbose := fl.Bool("v", false, "with -all: print every case's verdict and trace, as for named scenarios (default with -all: a summary, one row per scenario)")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, `usage: hwepoch scenario [flags] NAME ...
-       hwepoch scenario [flags] -all
+       hwepoch scenario [-q | -v | -table] [flags] -all
 
 Runs each named scenario (DIR/NAME.scenario, or a FILE.scenario given as a
 path; the format is described in
@@ -44,6 +45,12 @@ verdict -- the checked invariants violated, each at the step where it
 first fails -- and whether that is what the scenario's expect and final
 lines say, then the trace: one line per replica per step, or Markdown
 tables with -md.
+
+With -all it runs every scenario and prints a summary: one row per
+scenario, its cases, how many gave their expected verdict and the
+invariants violated (and in which cases), then any case that was not as
+expected. -all -q prints every case's verdict line, -all -v every case's
+verdict and trace.
 
 The pictures in docs/img and the verdict table of docs/scenarios.md are
 made with:
@@ -55,9 +62,10 @@ Exit status: 0 when every case gives its expected verdict, 1 otherwise,
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseFlags(fl, args, needs("table", "all"), needs("v", "all"), excludes("q", "v"),
+		excludes("table", "policy", "variant", "svg", "svgdir", "md", "q", "v")); done {
 		return code
 	}
 	fail := usageError(stderr, "scenario")
@@ -84,8 +92,7 @@ flags:
 		if err != nil {
 			return fail("name a scenario file (NAME%s), or give -all: %v", scenario.Ext, err)
 		}
-		fl.Usage()
-		fmt.Fprintf(stderr, "\nhwepoch scenario: name a scenario, or give -all; the scenarios in %s: %s\n", d, scenarioNames(d))
+		fmt.Fprint(stderr, wrap("", fmt.Sprintf("hwepoch scenario: name a scenario, or give -all (see hwepoch scenario -h); the scenarios in %s: %s", d, scenarioNames(d)), wrapColumns, "  "))
 		return 2
 	default:
 		for _, name := range fl.Args() {
@@ -138,6 +145,8 @@ flags:
 		}
 	}
 	status := 0
+	summary := *all && !*verbose && !*quiet && !*md
+	var results []caseResult
 	for _, r := range runs {
 		// The dense text needs one state at a time: walk the case (twice,
 		// verdict first) in memory linear in its length. Markdown and SVG
@@ -155,14 +164,18 @@ flags:
 			return fail("%v", err)
 		}
 		verdict := "as expected"
-		if err := v.Meets(r.sc.Expectation(r.c)); err != nil {
-			verdict = "UNEXPECTED: " + err.Error()
+		meets := v.Meets(r.sc.Expectation(r.c))
+		if meets != nil {
+			verdict = "UNEXPECTED: " + meets.Error()
 			status = 1
 		}
-		fmt.Fprintf(stdout, "%s %s: %s -- %s\n", r.sc.Name, r.c, v, verdict)
+		results = append(results, caseResult{r.sc.Name, r.c, v, meets})
+		if !summary {
+			printWrapped(stdout, "%s %s: %s -- %s\n", r.sc.Name, r.c, v, verdict)
+		}
 		cfg, opt := r.sc.Config(r.c), render.ScenarioOptions(r.sc, r.c)
 		switch {
-		case *quiet:
+		case *quiet, summary:
 		case *md:
 			fmt.Fprintln(stdout)
 			if err := render.Markdown(stdout, &cfg, tr, opt); err != nil {
@@ -198,10 +211,93 @@ flags:
 			fmt.Fprintf(stdout, "wrote %s: the timeline of %s %s, %d steps\n", path, r.sc.Name, r.c, tr.Len()-1)
 		}
 	}
+	if summary {
+		writeScenarioSummary(stdout, results)
+	}
 	if status == 0 {
 		fmt.Fprintf(stdout, "all %d cases as expected\n", len(runs))
 	}
+	if summary {
+		fmt.Fprintln(stdout, "hwepoch scenario NAME prints a scenario's cases step by step; -all -q every verdict, -all -v every trace")
+	}
 	return status
+}
+
+// caseResult is a case's verdict and whether it is the expected one (nil).
+type caseResult struct {
+	scenario string
+	c        scenario.Case
+	v        scenario.Verdict
+	meets    error
+}
+
+// writeScenarioSummary is scenario -all's default output: one row per
+// scenario (its cases, how many were as expected, the invariants violated
+// and in which cases), within maxColumns, then each unexpected case.
+func writeScenarioSummary(w io.Writer, results []caseResult) {
+	type row struct {
+		name            string
+		cases, expected int
+		broken          string
+	}
+	var rows []row
+	for i := 0; i < len(results); {
+		j := i
+		for j < len(results) && results[j].scenario == results[i].scenario {
+			j++
+		}
+		r := row{name: results[i].scenario, cases: j - i}
+		// Cases grouped by the invariants they violate, in case order.
+		var keys []string
+		byKey := map[string][]string{}
+		for _, cr := range results[i:j] {
+			if cr.meets == nil {
+				r.expected++
+			}
+			var invs []string
+			for _, b := range cr.v.Broken {
+				invs = append(invs, b.Invariant)
+			}
+			if len(invs) == 0 {
+				continue
+			}
+			k := strings.Join(invs, ", ")
+			if _, ok := byKey[k]; !ok {
+				keys = append(keys, k)
+			}
+			byKey[k] = append(byKey[k], cr.c.String())
+		}
+		var parts []string
+		for _, k := range keys {
+			cs := strings.Join(byKey[k], ", ")
+			if len(byKey[k]) == r.cases && r.cases > 1 {
+				cs = "every case"
+			}
+			parts = append(parts, k+" ("+cs+")")
+		}
+		r.broken = "none"
+		if len(parts) > 0 {
+			r.broken = strings.Join(parts, "; ")
+		}
+		rows = append(rows, r)
+		i = j
+	}
+	nameW := len("scenario")
+	for _, r := range rows {
+		nameW = max(nameW, len(r.name))
+	}
+	head := fmt.Sprintf("%-*s  cases  as expected  ", nameW, "scenario")
+	indent := strings.Repeat(" ", len(head))
+	fmt.Fprintln(w, head+"invariants violated (in which cases)")
+	for _, r := range rows {
+		prefix := fmt.Sprintf("%-*s  %5d  %11d  ", nameW, r.name, r.cases, r.expected)
+		fmt.Fprint(w, wrap(prefix, r.broken, maxColumns, indent))
+	}
+	for _, cr := range results {
+		if cr.meets != nil {
+			printWrapped(w, "UNEXPECTED %s %s: %v\n", cr.scenario, cr.c, cr.meets)
+		}
+	}
 }
 
 func svgTargets(file, dir, name string) []string {

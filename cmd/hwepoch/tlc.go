@@ -16,6 +16,8 @@ import (
 	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 func init() {
@@ -67,7 +69,7 @@ which no property is violated, for the refinement checker.
 TLA2TOOLS_JAR must name tla2tools.jar.
 
 flags:`)
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	if code, done := parseFlags(fs, args, positive("workers"), positive("timeout"), atLeast("simulate", 0),
 		positive("depth"), noArgsWith("simulate"), noArgsWith("table"),
@@ -230,7 +232,7 @@ const maxDistributedWorkers = 64
 
 // rewriteTable replaces the text between the verdict-table markers of doc.
 func rewriteTable(doc, table string) error {
-	b, err := os.ReadFile(doc)
+	b, err := inputfile.ReadFile(doc)
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ func tinySpec(t *testing.T, also ...string) string {
 	}
 	files := map[string][]byte{"Replication.tla": spec, "tiny.cfg": []byte(tiny)}
 	configs := []any{map[string]any{"name": "tiny",
-		"policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds",
+		"policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds", "ci": false,
 		"about": "le-fenced-2 with MaxRecords = 1, MaxEpoch = 1, MaxCrashes = 0"}}
 	real, err := tlccfg.LoadManifest(filepath.Join("..", "..", "spec"))
 	if err != nil {

@@ -23,7 +23,7 @@ func init() {
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	quick := fl.Bool("quick", false, `a few seconds: the configurations marked "ci" in the manifest, every trace on model and implementation, a tiny random, free-run and chaos campaign`)
+	quick := fl.Bool("quick", false, `about a minute: the configurations marked "ci" in the manifest, every trace on model and implementation, a tiny random, free-run and chaos campaign`)
 	all := fl.Bool("all", false, "everything: every configuration whatever its size, longer random and chaos campaigns")
 	budget := fl.Int64("budget", 1_500_000, "by default, skip configurations whose recorded run (TLC's, else the explorer's) counted more distinct states than this")
 	workers := fl.Int("workers", runtime.GOMAXPROCS(0), "explorer worker goroutines")
@@ -77,7 +77,7 @@ Against TLC's recorded runs, "=" means the same distinct states and depth
 no shorter (its states counted are not compared: they depend on when each
 checker stops).
 
-Modes: --quick takes seconds (the configurations the manifest marks "ci": true, TLC's traces and
+Modes: --quick takes about a minute (the configurations the manifest marks "ci": true, TLC's traces and
 the scenarios on the model, every trace on the implementation, 10 random
 traces per policy, one free run, a tiny chaos campaign); the default takes a few
 minutes on 2 cores and skips configurations whose recorded run (TLC's, else
@@ -93,7 +93,7 @@ Exit status: 0 only when every verdict is the expected one; 1 otherwise;
 
 flags:
 `)
-		fl.PrintDefaults()
+		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args, positive("workers"), atLeast("budget", 0)); done {
 		return code

@@ -32,13 +32,18 @@ type Options struct {
 	// an unclean shutdown does, instead of failing. What was cut is reported
 	// by Log.Recovered. Damage in any earlier segment is always an error.
 	Recover bool
-	// TolerateEpochMismatch skips Open's check that the leader-epoch-checkpoint
-	// matches the records' epochs (the spec's EpochCacheMatchesLog). Under
-	// LeaderEpoch truncation with fencing the spec keeps the two consistent,
-	// so a mismatch at recovery is damage and Open refuses it; the older
-	// policies (HighWatermark, Kip101) and LeaderEpoch without fencing can
-	// legitimately leave a follower with records its cache does not cover,
-	// and a broker running them passes this.
+	// TolerateEpochMismatch skips Open's checks that the records' epochs
+	// never decrease and that the leader-epoch-checkpoint matches them (the
+	// spec's EpochCacheMatchesLog). Under LeaderEpoch truncation with
+	// fencing the spec keeps the two consistent, so either at recovery is
+	// damage and Open refuses it; the older policies (HighWatermark,
+	// Kip101) and LeaderEpoch without fencing can legitimately leave a
+	// follower with records its cache does not cover, and even a log whose
+	// epochs decrease (the explorer reaches a log of epochs [2, 1] in
+	// hw-divergence, kip101-divergence and le-unfenced-cache: a replica
+	// that copied a record of epoch 2 is then made leader in epoch 1 and
+	// appends), and a broker running them passes this. Entries beyond the
+	// LEO are dropped either way (see Open).
 	TolerateEpochMismatch bool
 }
 
@@ -72,8 +77,17 @@ type Log struct {
 }
 
 // Open opens (creating if needed) the log in dir, validating every segment.
-// As Kafka's LogLoader does, it then truncates the epoch cache to the LEO, so
-// entries written ahead of records that a crash lost are dropped.
+// As Kafka's recovery does, it then truncates the epoch cache to the LEO, so
+// entries written ahead of records that a crash lost (an entry starting at
+// or beyond the log end) are dropped, and the checkpoint rewritten: Kafka
+// 2.1.0, core/src/main/scala/kafka/log/Log.scala, Log's constructor after
+// loadSegments(): "_leaderEpochCache.truncateFromEnd(nextOffsetMetadata.
+// messageOffset)"; Kafka 3.9.0 (tag 3.9.0-rc3), core/src/main/scala/kafka/
+// log/LogLoader.scala, LogLoader.load(): "leaderEpochCache.ifPresent(
+// _.truncateFromEndAsyncFlush(nextOffset))". It is the spec's Restart
+// (TruncateFromEnd(epochCache[r], LEO(r))). Under a release with fenced
+// leader-epoch truncation (!Options.TolerateEpochMismatch) it then refuses
+// a log whose epochs decrease and a cache that does not match the log.
 func Open(dir string, opts Options) (*Log, error) {
 	if opts.SegmentBytes == 0 {
 		opts.SegmentBytes = DefaultSegmentBytes
@@ -88,6 +102,13 @@ func Open(dir string, opts Options) (*Log, error) {
 	if err := l.load(); err != nil {
 		l.closeFiles()
 		return nil, err
+	}
+	if !opts.TolerateEpochMismatch {
+		// Before the cache is touched: a corrupt log changes no file.
+		if err := l.checkEpochsIncrease(); err != nil {
+			l.closeFiles()
+			return nil, err
+		}
 	}
 	rule := opts.CacheAssign
 	if rule == "" {
@@ -140,6 +161,40 @@ func (l *Log) checkEpochCache() error {
 			e := entries[cover]
 			return fmt.Errorf("storage: %s does not match the log: entry (epoch %d, start offset %d) covers offset %d, whose record has epoch %d",
 				l.cache.Path(), e.Epoch, e.StartOffset, r.Offset, r.LeaderEpoch)
+		}
+	}
+	return nil
+}
+
+// checkEpochsIncrease refuses a log whose record epochs decrease, naming
+// the segment file, the byte position and the offset of the first record
+// (Kafka: batch) whose epoch is below the one before it. Under fenced
+// leader-epoch truncation a leader appends in its own epoch, which is above
+// every epoch of its log (the cache's Assign and KIP-320's fencing see to
+// it: EpochCacheMatchesLog with a well-formed cache), and a follower copies
+// the leader's records after truncating to where they agree, so a lower
+// epoch after a higher one is damage, and no cache can match it. Kafka
+// does not truncate there: its recovery of an unflushed segment assigns a
+// batch's epoch only when it is above the cache's latest (2.1.0,
+// core/src/main/scala/kafka/log/LogSegment.scala, LogSegment.recover: "if
+// (batch.partitionLeaderEpoch > cache.latestEpoch) cache.assign(...)";
+// 3.9.0-rc3, storage/.../internals/log/LogSegment.java, recover(), the same
+// test) and leaves the batch in the log. So the log is refused, not cut,
+// Options.Recover or not.
+func (l *Log) checkEpochsIncrease() error {
+	prev := Record{LeaderEpoch: UndefinedEpoch}
+	for _, s := range l.segs {
+		recs, err := s.read(s.base, 0)
+		if err != nil {
+			return err
+		}
+		for k, r := range recs {
+			if r.LeaderEpoch < prev.LeaderEpoch {
+				return &CorruptError{File: s.path, Pos: s.pos[k], Record: k, Offset: r.Offset,
+					Reason: fmt.Sprintf("the record batch at offset %d has leader epoch %d, below epoch %d of the batch before it (offset %d): a log's epochs never decrease under fenced leader-epoch truncation",
+						r.Offset, r.LeaderEpoch, prev.LeaderEpoch, prev.Offset)}
+			}
+			prev = r
 		}
 	}
 	return nil

@@ -467,3 +467,124 @@ func TestOpenRefusesEpochCacheThatDoesNotMatchTheLog(t *testing.T) {
 		t.Fatalf("EndOffsetFor(0) = (%d, %d), want (0, 2)", e, o)
 	}
 }
+
+// followerLog writes a closed log of records of the given epochs, appended
+// as a follower would (ids 1, 2, ...), in segments of segmentBytes, with
+// the epoch-checkpoint written as ckpt (nil: as the appends left it). It
+// returns the directory.
+func followerLog(t *testing.T, segmentBytes int64, ckpt []EpochEntry, epochs ...int32) string {
+	t.Helper()
+	dir := t.TempDir()
+	l := openLog(t, dir, Options{SegmentBytes: segmentBytes, TolerateEpochMismatch: true})
+	recs := make([]Record, len(epochs))
+	for i, e := range epochs {
+		recs[i] = Record{Offset: int64(i), LeaderEpoch: e, ID: int64(i + 1), Payload: []byte{byte(i), 'p'}}
+	}
+	if err := l.AppendAsFollower(recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ckpt != nil {
+		if err := WriteLeaderEpochCheckpoint(filepath.Join(dir, LeaderEpochCheckpointFilename), ckpt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// A log whose record epochs decrease is damage under fenced leader-epoch
+// truncation: Open refuses it with a *CorruptError naming the segment file,
+// the byte and the offset of the batch whose epoch is lower than the one
+// before it, Options.Recover or not, and changes no file (the checkpoint's
+// entry beyond the LEO stays: the cache is not touched). It used to be
+// refused only as a cache that does not match the log, naming the
+// checkpoint, after rewriting it. A broker under a release that can reach
+// such a log (TolerateEpochMismatch) opens it, its cache truncated to the LEO.
+func TestOpenRefusesALogWhoseEpochsDecrease(t *testing.T) {
+	const recBytes = recordHeaderSize + recordFixedBody + 2
+	for _, tc := range []struct {
+		name         string
+		segmentBytes int64
+		epochs       []int32
+		ckpt         []EpochEntry
+		base         int64 // the segment holding the offending batch
+		offset       int64
+		want         string
+	}{
+		{"in one segment", 0, []int32{0, 2, 1}, entries(0, 0, 1, 2, 5, 7), 0, 2,
+			"the record batch at offset 2 has leader epoch 1, below epoch 2 of the batch before it (offset 1)"},
+		{"at a segment's first batch", headerSize + 2*recBytes, []int32{0, 2, 1, 1}, nil, 2, 2,
+			"the record batch at offset 2 has leader epoch 1, below epoch 2 of the batch before it (offset 1)"},
+		{"back to an epoch long gone", 0, []int32{3, 3, 4, 4, 0}, nil, 0, 4,
+			"the record batch at offset 4 has leader epoch 0, below epoch 4 of the batch before it (offset 3)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := followerLog(t, tc.segmentBytes, tc.ckpt, tc.epochs...)
+			ckptPath := filepath.Join(dir, LeaderEpochCheckpointFilename)
+			before, err := os.ReadFile(ckptPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			segBefore, err := os.ReadFile(seg(dir, tc.base))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, recover := range []bool{false, true} {
+				l, err := Open(dir, Options{SegmentBytes: tc.segmentBytes, Recover: recover})
+				if err == nil {
+					l.Close()
+					t.Fatalf("Recover %v: a log of epochs %v opened", recover, tc.epochs)
+				}
+				var ce *CorruptError
+				if !errors.As(err, &ce) || ce.File != seg(dir, tc.base) || ce.Offset != tc.offset || ce.Record != int(tc.offset-tc.base) ||
+					ce.Pos != headerSize+int64(ce.Record)*recBytes || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("Recover %v: %v\nwant a *CorruptError of %s, offset %d: %s", recover, err, seg(dir, tc.base), tc.offset, tc.want)
+				}
+				if after, _ := os.ReadFile(ckptPath); !slices.Equal(after, before) {
+					t.Errorf("Recover %v: the refused Open rewrote the checkpoint:\n%s\nwas\n%s", recover, after, before)
+				}
+				if after, _ := os.ReadFile(seg(dir, tc.base)); !slices.Equal(after, segBefore) {
+					t.Errorf("Recover %v: the refused Open changed the segment", recover)
+				}
+			}
+			l := openLog(t, dir, Options{SegmentBytes: tc.segmentBytes, TolerateEpochMismatch: true})
+			if got := epochsOf(t, l); !slices.Equal(got, tc.epochs) {
+				t.Errorf("tolerated: log %v, want %v", got, tc.epochs)
+			}
+			for _, e := range l.EpochCache().Entries() {
+				if e.StartOffset >= l.LEO() {
+					t.Errorf("tolerated: cache %v keeps an entry at or beyond the LEO %d", l.EpochCache().Entries(), l.LEO())
+				}
+			}
+		})
+	}
+}
+
+// An epoch-checkpoint entry starting at or beyond the log end is one a
+// crash left ahead of the records it lost: Open drops it and rewrites the
+// checkpoint, as Kafka's load does (Log.scala / LogLoader.load:
+// truncateFromEnd(log end offset)), under every release with a cache and
+// whether or not the release tolerates a mismatched cache; what is kept
+// matches the log. ReadDir, the crashed replica's view, shows the file as
+// written before, and as Open left it after.
+func TestOpenDropsEpochEntriesBeyondTheLogEnd(t *testing.T) {
+	for _, rule := range []release.CacheAssign{release.TruncateAndAppend, release.GreaterOnly} {
+		for _, tolerate := range []bool{false, true} {
+			dir := followerLog(t, 0, entries(0, 0, 3, 2, 4, 3, 6, 9), 0, 0, 3) // LEO 3
+			snap, err := ReadDir(dir)
+			if err != nil || !slices.Equal(snap.Epochs, entries(0, 0, 3, 2, 4, 3, 6, 9)) {
+				t.Fatalf("ReadDir before Open: %v, %v", snap.Epochs, err)
+			}
+			l := openLog(t, dir, Options{CacheAssign: rule, TolerateEpochMismatch: tolerate})
+			if got := l.EpochCache().Entries(); !slices.Equal(got, entries(0, 0, 3, 2)) {
+				t.Errorf("%s, tolerate %v: cache %v, want [(0, 0) (3, 2)]", rule, tolerate, got)
+			}
+			l.Close()
+			if snap, err := ReadDir(dir); err != nil || !slices.Equal(snap.Epochs, entries(0, 0, 3, 2)) {
+				t.Errorf("%s, tolerate %v: checkpoint after Open %v, %v; want it rewritten as [(0, 0) (3, 2)]", rule, tolerate, snap.Epochs, err)
+			}
+		}
+	}
+}

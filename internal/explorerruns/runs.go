@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/internal/strictjson"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // File is where the explorer's runs are recorded, relative to the
@@ -97,7 +99,7 @@ func (r *Runs) Put(run Run) {
 // Load reads a record. A missing file is reported with os.ErrNotExist in
 // the chain: callers then compare nothing.
 func Load(path string) (*Runs, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

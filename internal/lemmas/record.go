@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/hwepoch/hwepoch/internal/strictjson"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // RecordingFile is where the lemma results are recorded, relative to the
@@ -159,7 +161,7 @@ func (r *Recording) Put(p PlanRecord) {
 // LoadRecording reads a recording (RecordingFile under the repository
 // root). A missing file is reported with os.ErrNotExist in the chain.
 func LoadRecording(path string) (*Recording, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

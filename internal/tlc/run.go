@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // MissingJarHelp is what a user sees when TLA2TOOLS_JAR is not set or wrong.
@@ -97,7 +99,7 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 	if err := copyGlob(r.SpecDir, "*.tla", work); err != nil {
 		return Result{}, files, err
 	}
-	cfgText, err := os.ReadFile(filepath.Join(r.SpecDir, r.Config+".cfg"))
+	cfgText, err := inputfile.ReadFile(filepath.Join(r.SpecDir, r.Config+".cfg"))
 	if err != nil {
 		return Result{}, files, fmt.Errorf("configuration %q: %w", r.Config, err)
 	}
@@ -258,7 +260,7 @@ func copyGlob(dir, pattern, dst string) error {
 }
 
 func copyFile(src, dst string) error {
-	b, err := os.ReadFile(src)
+	b, err := inputfile.ReadFile(src)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hwepoch/hwepoch/internal/columns"
 	"io"
 	"io/fs"
 	"os"
@@ -60,9 +61,10 @@ const (
 )
 
 // VsTLCLegend explains the "vs TLC" column, for the tables that show it.
-const VsTLCLegend = `vs TLC: "=" same distinct states and depth as TLC's recorded run (holds); "same violation" the same property violated,
-        by a counterexample no longer than TLC's (states counted are not compared: they depend on when each checker stops);
-        "cfg changed" the .cfg was edited after TLC's run, so nothing is compared (rerun hwepoch tlc NAME)`
+const VsTLCLegend = `vs TLC: "=" same distinct states and depth as TLC's recorded run (holds); "same violation" the same
+        property violated, by a counterexample no longer than TLC's (states counted are not compared: they depend
+        on when each checker stops); "cfg changed" the .cfg was edited after TLC's run, so nothing is compared
+        (rerun hwepoch tlc NAME)`
 
 // Expectation is the manifest's verdict for e: "holds" or "violated P".
 func Expectation(e tlccfg.Entry) string {
@@ -116,7 +118,7 @@ func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, re
 		return ConfigResult{}, err
 	}
 	if opt.Progress != nil && opt.Announce {
-		fmt.Fprintf(opt.Progress, "%sexploring %s (%s)\n", opt.ProgressPrefix, e.Name, chk.Config.String())
+		fmt.Fprint(opt.Progress, columns.Wrap(opt.ProgressPrefix, fmt.Sprintf("exploring %s (%s)", e.Name, chk.Config.String()), columns.Max, "  "))
 	}
 	res, err := explore.Run(ctx, &chk.Config, explore.Options{
 		Workers: opt.Workers, Invariants: chk.Invariants, Properties: chk.Properties,

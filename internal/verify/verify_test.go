@@ -62,8 +62,8 @@ func tempManifest(t *testing.T, entries string, cfgs ...string) *tlccfg.Manifest
 // expect as failed.
 func TestExploreRowsSkipAndJudge(t *testing.T) {
 	man := tempManifest(t, `
-		{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds", "ci": true},
-		{"name": "le-fenced-2", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}`,
+		{"name": "w-leader-change", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds", "ci": true},
+		{"name": "le-fenced-2", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds", "ci": false}`,
 		"w-leader-change", "le-fenced-2")
 	cfgSum, _, err := Sums(man, man.Configs[1])
 	if err != nil {
@@ -92,7 +92,7 @@ func TestExploreRowsSkipAndJudge(t *testing.T) {
 // configuration added without a record cannot make verify run for hours.
 // Only a record of the .cfg and spec as they are now counts.
 func TestDefaultModeSkipsWhatNoRecordSizes(t *testing.T) {
-	man := tempManifest(t, `{"name": "le-fenced-2", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}`, "le-fenced-2")
+	man := tempManifest(t, `{"name": "le-fenced-2", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds", "ci": false}`, "le-fenced-2")
 	e := man.Configs[0]
 	cfgSum, specSum, err := Sums(man, e)
 	if err != nil {
@@ -141,7 +141,7 @@ func TestDefaultModeSkipsWhatNoRecordSizes(t *testing.T) {
 // The explorer's recorded run is held to: a count other than the record's
 // fails the row, a record of other files is not compared and says so.
 func TestJudgeComparesTheExplorersRecord(t *testing.T) {
-	man := tempManifest(t, `{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "witness", "expect": "violated", "property": "NeverLeaderChange", "ci": true}`,
+	man := tempManifest(t, `{"name": "w-leader-change", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "witness", "expect": "violated", "property": "NeverLeaderChange", "ci": true}`,
 		"w-leader-change")
 	e := man.Configs[0]
 	cfgSum, specSum, err := Sums(man, e)
@@ -301,7 +301,7 @@ func TestDiffFields(t *testing.T) {
 // made on the same .cfg (its cfgSha256); "=" is reserved for configurations
 // that hold with TLC's exact counts.
 func TestJudgeComparesTheCfgHash(t *testing.T) {
-	man := tempManifest(t, `{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "witness", "expect": "violated", "property": "NeverLeaderChange", "ci": true}`,
+	man := tempManifest(t, `{"name": "w-leader-change", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "witness", "expect": "violated", "property": "NeverLeaderChange", "ci": true}`,
 		"w-leader-change")
 	sum, err := tlcjson.FileSHA256(man.CfgPath(man.Configs[0]))
 	if err != nil {
@@ -334,7 +334,7 @@ func TestJudgeComparesTheCfgHash(t *testing.T) {
 // The note about a missing runs.json names it as the user would type it
 // from where they stand, not relative to some other directory.
 func TestRunsNoteNamesTheFileFromTheCurrentDirectory(t *testing.T) {
-	man := tempManifest(t, `{"name": "w-leader-change", "policy": "LeaderEpoch", "kind": "witness", "expect": "violated", "property": "NeverLeaderChange"}`,
+	man := tempManifest(t, `{"name": "w-leader-change", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "witness", "expect": "violated", "property": "NeverLeaderChange", "ci": false}`,
 		"w-leader-change")
 	root := filepath.Dir(man.Dir)
 	t.Chdir(filepath.Join(root, "spec"))

@@ -1,7 +1,10 @@
 package tlccfg
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +12,8 @@ import (
 
 	"github.com/hwepoch/hwepoch/internal/strictjson"
 	"github.com/hwepoch/hwepoch/model"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // Manifest is spec/manifest.json: every configuration and the verdict it must give.
@@ -50,6 +55,23 @@ func (e Entry) NoTLCRun() string {
 // Policies are the spec's truncation policies (its Truncation constant).
 var Policies = model.Policies
 
+// SpecFile is the spec every configuration is of: the module hwepoch tlc
+// runs TLC on, beside the manifest.
+const SpecFile = "Replication.tla"
+
+// ablationPrefix starts the release of a configuration that changes its
+// release's behaviour: "ablation: 2.1.0 without KIP-320 fencing".
+const ablationPrefix = "ablation: "
+
+// manifestKeys and entryKeys are the keys the manifest may give; required
+// ones must be there and no key may be null (encoding/json takes a
+// missing key and null alike for the zero value: "ci": null read as false).
+var (
+	manifestKeys = map[string]bool{"spec": true, "about": false, "configs": true}
+	entryKeys    = map[string]bool{"name": true, "policy": true, "release": true, "kind": true, "expect": true,
+		"property": false, "ci": true, "about": false, "tlc": false}
+)
+
 // kindExpect is the verdict each kind of configuration must expect: a proof
 // holds; a counterexample shows a property broken; a witness shows a
 // situation reachable by violating a Never... property.
@@ -65,6 +87,13 @@ func (m *Manifest) LoadCheck(e Entry) (*Check, error) {
 	}
 	if chk.Config.Truncation != e.Policy {
 		return nil, fmt.Errorf("%s: %s: policy = %q, but %s sets Truncation = %q", filepath.Join(m.Dir, "manifest.json"), e.Name, e.Policy, m.CfgPath(e), chk.Config.Truncation)
+	}
+	if abl := strings.HasPrefix(e.Release, ablationPrefix); abl != chk.Config.IsAblation() {
+		what := "changes nothing of its release's behaviour (IsAblation is FALSE)"
+		if !abl {
+			what = "changes its release's behaviour (IsAblation is TRUE: Fencing or MinIsrGatesHW set unlike the release)"
+		}
+		return nil, fmt.Errorf("%s: %s: release = %q, but %s %s", filepath.Join(m.Dir, "manifest.json"), e.Name, e.Release, m.CfgPath(e), what)
 	}
 	return chk, nil
 }
@@ -85,7 +114,7 @@ func (m *Manifest) Lookup(name string) (Entry, bool) {
 // LoadManifest reads dir/manifest.json and checks its entries' shape.
 func LoadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, "manifest.json")
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +126,12 @@ func LoadManifest(dir string) (*Manifest, error) {
 	if len(m.Configs) == 0 {
 		// An empty list would pass every check as "all 0 verdicts as expected".
 		return nil, fmt.Errorf("%s: configs: no configurations", path)
+	}
+	if err := checkKeys(path, b); err != nil {
+		return nil, err
+	}
+	if m.Spec != SpecFile {
+		return nil, fmt.Errorf("%s: spec = %q: the configurations are of %s (the spec in %s; hwepoch tlc runs TLC on it)", path, m.Spec, SpecFile, dir)
 	}
 	seen := map[string]bool{}
 	for i, e := range m.Configs {
@@ -126,12 +161,86 @@ func LoadManifest(dir string) (*Manifest, error) {
 		case e.TLC != nil && strings.TrimSpace(*e.TLC) == "":
 			return nil, fmt.Errorf("%s: %s: tlc is empty: say why TLC has no run of it (e.g. \"does not finish: N states at depth D after T, W workers\"), or leave tlc out", path, e.Name)
 		}
+		if err := checkRelease(e); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", path, e.Name, err)
+		}
 		seen[e.Name] = true
 		if _, err := os.Stat(m.CfgPath(e)); err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", path, e.Name, err)
 		}
 	}
 	return &m, nil
+}
+
+// checkKeys holds the manifest's objects to the keys they may have: the
+// required ones present, none null, none unknown (a misspelt "cii" would
+// leave ci false without a word).
+func checkKeys(path string, b []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := checkObject(top, manifestKeys); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var entries []map[string]json.RawMessage
+	if err := json.Unmarshal(top["configs"], &entries); err != nil {
+		return fmt.Errorf("%s: configs: %w", path, err)
+	}
+	for i, e := range entries {
+		if err := checkObject(e, entryKeys); err != nil {
+			var name string
+			if json.Unmarshal(e["name"], &name) == nil && name != "" {
+				return fmt.Errorf("%s: configs[%d] (%s): %w", path, i, name, err)
+			}
+			return fmt.Errorf("%s: configs[%d]: %w", path, i, err)
+		}
+	}
+	return nil
+}
+
+func checkObject(obj map[string]json.RawMessage, keys map[string]bool) error {
+	names := slices.Sorted(maps.Keys(keys))
+	for _, k := range names {
+		raw, ok := obj[k]
+		switch {
+		case !ok && keys[k]:
+			return fmt.Errorf("%q missing (required: %s)", k, required(keys))
+		case ok && string(bytes.TrimSpace(raw)) == "null":
+			return fmt.Errorf("%q is null: give a value, or leave out a key that is not required (required: %s)", k, required(keys))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if _, ok := keys[k]; !ok {
+			return fmt.Errorf("unknown key %q (the keys are %s)", k, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+func required(keys map[string]bool) string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if keys[k] {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// checkRelease holds an entry's release to its policy's row of the spec's
+// Releases table (model.Releases): the release itself, or an ablation of
+// it, "ablation: RELEASE what it changes".
+func checkRelease(e Entry) error {
+	rel := model.Releases[e.Policy].Release
+	if e.Release == rel {
+		return nil
+	}
+	if what, ok := strings.CutPrefix(e.Release, ablationPrefix+rel+" "); ok && strings.TrimSpace(what) != "" {
+		return nil
+	}
+	return fmt.Errorf("release = %q, but policy %s is Kafka %s (the spec's Releases table): want %q, or %q for an ablation",
+		e.Release, e.Policy, rel, rel, ablationPrefix+rel+" without ...")
 }
 
 // FindSpecDir walks up from dir to the directory holding spec/manifest.json,

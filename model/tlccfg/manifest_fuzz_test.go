@@ -3,9 +3,11 @@ package tlccfg
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -78,6 +80,9 @@ func FuzzLoadManifest(f *testing.F) {
 		if len(m.Configs) == 0 {
 			t.Fatal("a manifest without configurations accepted")
 		}
+		if m.Spec != SpecFile {
+			t.Fatalf("a manifest of spec %q accepted", m.Spec)
+		}
 		if m.Dir != work {
 			t.Fatalf("Dir = %q, want %q", m.Dir, work)
 		}
@@ -90,6 +95,9 @@ func FuzzLoadManifest(f *testing.F) {
 			}
 			if kindExpect[e.Kind] != e.Expect || !slices.Contains(Policies, e.Policy) {
 				t.Fatalf("%q: accepted with kind %q, policy %q, expect %q", e.Name, e.Kind, e.Policy, e.Expect)
+			}
+			if err := checkRelease(e); err != nil {
+				t.Fatalf("%q: accepted with %v", e.Name, err)
 			}
 			if got, ok := m.Lookup(e.Name); !ok || got != e {
 				t.Fatalf("Lookup(%q) = %+v, %v; want %+v", e.Name, got, ok, e)
@@ -105,7 +113,7 @@ func FuzzLoadManifest(f *testing.F) {
 // with fs.ErrNotExist in the chain.
 func TestLoadManifestMissingCfg(t *testing.T) {
 	dir := t.TempDir()
-	b := []byte(`{"configs": [{"name": "gone", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}]}`)
+	b := []byte(manifestOf(entryOf("gone", "")))
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +147,7 @@ func TestLoadManifestRefusesPathNames(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "outside.cfg"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(spec, "manifest.json"), []byte(`{"configs": [{"name": "../outside", "expect": "holds"}]}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(spec, "manifest.json"), []byte(manifestOf(entryOf("../outside", ""))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := LoadManifest(spec); err == nil || !strings.Contains(err.Error(), "is not a file name") {
@@ -152,22 +160,22 @@ func TestLoadManifestRefusesPathNames(t *testing.T) {
 // list of configurations, and a policy or kind the spec does not have (or
 // that contradicts the verdict or the .cfg).
 func TestLoadManifestRefusesBadInput(t *testing.T) {
-	entry := `{"name": "a", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}`
+	entry := entryOf("a", "")
+	good := manifestOf(entry)
 	for _, tc := range []struct{ manifest, want string }{
-		{`{"configs": [` + entry + `]}`, ""},
-		{`{"configs": [` + entry + `]} trailing`, "line 1, column 91: data after the JSON value"},
-		{"{\"configs\": [" + entry + "]}\n{\"configs\": []}", "line 2, column 1: data after the JSON value"},
-		{"{\"configs\": [" + entry + "],\n\"configs\": []}", `line 2, column 1: key "configs" given twice`},
-		{`{"configs": [{"name": "a", "name": "b", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds"}]}`, `key "name" given twice`},
-		{`{"configs": [{"name": "a", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds", "ci": 1e400}]}`, "line 1"},
-		{`{"configs": [{"name": "a", "policy": 7, "kind": "proof", "expect": "holds"}]}`, "configs.policy: want string"},
-		{`{"configs": []}`, "no configurations"},
+		{good, ""},
+		{good + ` trailing`, fmt.Sprintf("line 1, column %d: data after the JSON value", len(good)+2)},
+		{good + "\n" + manifestOf(), "line 2, column 1: data after the JSON value"},
+		{strings.Replace(good, `]}`, "],\n\"configs\": []}", 1), `line 2, column 1: key "configs" given twice`},
+		{manifestOf(entryOf("a", `, "name": "b"`)), `key "name" given twice`},
+		{manifestOf(strings.Replace(entry, `"ci": false`, `"ci": 1e400`, 1)), "line 1"},
+		{manifestOf(strings.Replace(entry, `"policy": "LeaderEpoch"`, `"policy": 7`, 1)), "configs.policy: want string"},
+		{manifestOf(), "no configurations"},
 		{`{}`, "no configurations"},
-		{`{"configs": [{"name": "a", "policy": "Kip102", "kind": "proof", "expect": "holds"}]}`, `policy = "Kip102", want one of`},
-		{`{"configs": [{"name": "a", "policy": "LeaderEpoch", "kind": "proff", "expect": "holds"}]}`, `kind = "proff"`},
-		{`{"configs": [{"name": "a", "policy": "LeaderEpoch", "kind": "witness", "expect": "holds"}]}`, "a witness must expect violated"},
-		{`{"configs": [{"name": "a", "policy": "LeaderEpoch", "kind": "proof", "expect": "holds", "property": "NoAckedLoss"}]}`, "but expect = holds"},
-	} {
+		{manifestOf(strings.Replace(entry, `"policy": "LeaderEpoch"`, `"policy": "Kip102"`, 1)), `policy = "Kip102", want one of`},
+		{manifestOf(strings.Replace(entry, `"kind": "proof"`, `"kind": "proff"`, 1)), `kind = "proff"`},
+		{manifestOf(strings.Replace(entry, `"kind": "proof"`, `"kind": "witness"`, 1)), "a witness must expect violated"},
+		{manifestOf(entryOf("a", `, "property": "NoAckedLoss"`)), "but expect = holds"}} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "a.cfg"), nil, 0o644); err != nil {
 			t.Fatal(err)
@@ -199,7 +207,7 @@ func TestManifestPolicyMustBeTheCfgs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hw-acked-loss.cfg"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	man := `{"configs": [{"name": "hw-acked-loss", "policy": "LeaderEpoch", "kind": "counterexample", "expect": "violated", "property": "NoAckedLoss"}]}`
+	man := manifestOf(`{"name": "hw-acked-loss", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "counterexample", "expect": "violated", "property": "NoAckedLoss", "ci": false}`)
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(man), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -209,5 +217,113 @@ func TestManifestPolicyMustBeTheCfgs(t *testing.T) {
 	}
 	if _, err := m.LoadCheck(m.Configs[0]); err == nil || !strings.Contains(err.Error(), `policy = "LeaderEpoch", but`) || !strings.Contains(err.Error(), `Truncation = "HighWatermark"`) {
 		t.Errorf("a manifest policy contradicting the .cfg: %v", err)
+	}
+}
+
+// entryOf is a manifest entry named name, a LeaderEpoch proof, with more
+// keys appended.
+func entryOf(name, more string) string {
+	return fmt.Sprintf(`{"name": %q, "policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds", "ci": false%s}`, name, more)
+}
+
+// manifestOf is a manifest of Replication.tla listing entries.
+func manifestOf(entries ...string) string {
+	return `{"spec": "Replication.tla", "configs": [` + strings.Join(entries, ", ") + `]}`
+}
+
+// Every key of an entry but property, about and tlc is required, and no
+// key may be null: "ci": null (or no ci) read as false, without a word.
+// A misspelt key is refused too. The release is the policy's row of the
+// spec's Releases table, or an ablation of it that says what it changes;
+// the spec is Replication.tla.
+func TestLoadManifestRefusesNullsMissingKeysWrongReleasesAndSpecs(t *testing.T) {
+	entry := entryOf("a", "")
+	good := manifestOf(entry)
+	without := func(key string) string {
+		return manifestOf(regexp.MustCompile(`, "`+key+`": [^,}]+|"`+key+`": [^,}]+, `).ReplaceAllString(entry, ""))
+	}
+	set := func(key, value string) string {
+		return manifestOf(regexp.MustCompile(`"`+key+`": [^,}]+`).ReplaceAllString(entry, `"`+key+`": `+value))
+	}
+	for _, tc := range []struct{ name, manifest, want string }{
+		{"good", good, ""},
+		{"ci null", set("ci", "null"), `configs[0] (a): "ci" is null`},
+		{"ci missing", without("ci"), `configs[0] (a): "ci" missing (required: ci, expect, kind, name, policy, release)`},
+		{"ci misspelt", strings.Replace(good, `"ci"`, `"cii"`, 1), `configs[0] (a): "ci" missing`},
+		{"unknown key", manifestOf(entryOf("a", `, "owner": "x"`)), `configs[0] (a): unknown key "owner"`},
+		{"release missing", without("release"), `configs[0] (a): "release" missing`},
+		{"release null", set("release", "null"), `configs[0] (a): "release" is null`},
+		{"policy null", set("policy", "null"), `configs[0] (a): "policy" is null`},
+		{"name null", set("name", "null"), `configs[0]: "name" is null`},
+		{"tlc null", manifestOf(entryOf("a", `, "tlc": null`)), `configs[0] (a): "tlc" is null`},
+		{"about null", manifestOf(entryOf("a", `, "about": null`)), `configs[0] (a): "about" is null`},
+		{"another policy's release", set("release", `"3.9.0"`), `a: release = "3.9.0", but policy LeaderEpoch is Kafka 2.1.0`},
+		{"3.9.0 on HighWatermark", manifestOf(strings.NewReplacer(`"LeaderEpoch"`, `"HighWatermark"`, `"2.1.0"`, `"3.9.0"`).Replace(entry)),
+			`a: release = "3.9.0", but policy HighWatermark is Kafka 0.10.2.2 (the spec's Releases table): want "0.10.2.2", or "ablation: 0.10.2.2 without ..." for an ablation`},
+		{"no release", set("release", `""`), `a: release = "", but policy LeaderEpoch is Kafka 2.1.0`},
+		{"an ablation of the policy's release", set("release", `"ablation: 2.1.0 without KIP-320 fencing"`), ""},
+		{"an ablation of another release", set("release", `"ablation: 3.9.0 without fencing"`), `release = "ablation: 3.9.0 without fencing", but policy LeaderEpoch is Kafka 2.1.0`},
+		{"an ablation that says nothing", set("release", `"ablation: 2.1.0 "`), `release = "ablation: 2.1.0 ", but`},
+		{"spec Other.tla", strings.Replace(good, `"Replication.tla"`, `"Other.tla"`, 1), `spec = "Other.tla": the configurations are of Replication.tla`},
+		{"spec missing", strings.Replace(good, `"spec": "Replication.tla", `, "", 1), `"spec" missing (required: configs, spec)`},
+		{"spec null", strings.Replace(good, `"Replication.tla"`, "null", 1), `"spec" is null`},
+		{"unknown top-level key", strings.Replace(good, `"spec"`, `"owner": "x", "spec"`, 1), `unknown key "owner"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "a.cfg"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "manifest.json")
+			if err := os.WriteFile(path, []byte(tc.manifest), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadManifest(dir)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("%s: %v", tc.manifest, err)
+			case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("%s: error %v, want the file and %q", tc.manifest, err, tc.want)
+			}
+		})
+	}
+}
+
+// An ablation is a configuration that changes its release's behaviour
+// (IsAblation): the manifest's release says so exactly when the .cfg does.
+func TestManifestAblationMustBeTheCfgs(t *testing.T) {
+	src, err := FindSpecDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ cfg, release, want string }{
+		{"le-unfenced-cache", "ablation: 2.1.0 without KIP-320 fencing", ""},
+		{"le-unfenced-cache", "2.1.0", "changes its release's behaviour (IsAblation is TRUE"},
+		{"w-acked", "2.1.0", ""},
+		{"w-acked", "ablation: 2.1.0 with something", "changes nothing of its release's behaviour (IsAblation is FALSE)"},
+	} {
+		dir := t.TempDir()
+		b, err := os.ReadFile(filepath.Join(src, tc.cfg+".cfg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, tc.cfg+".cfg"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		man := manifestOf(fmt.Sprintf(`{"name": %q, "policy": "LeaderEpoch", "release": %q, "kind": "proof", "expect": "holds", "ci": false}`, tc.cfg, tc.release))
+		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(man), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := LoadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.LoadCheck(m.Configs[0])
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s with release %q: %v", tc.cfg, tc.release, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s with release %q: %v, want %q", tc.cfg, tc.release, err, tc.want)
+		}
 	}
 }

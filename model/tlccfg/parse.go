@@ -5,10 +5,11 @@ package tlccfg
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // ValueKind is the kind of a constant's value.
@@ -101,7 +102,7 @@ func (f *File) Constant(name string) (Constant, bool) {
 
 // ParseFile reads and parses a .cfg file.
 func ParseFile(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

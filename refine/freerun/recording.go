@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // A recording is saved as JSON, so a free run that fails validation can be
@@ -28,7 +30,7 @@ func (r Recording) WriteFile(path string) error {
 
 // ReadRecording loads a recording saved by WriteFile.
 func ReadRecording(path string) (Recording, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return Recording{}, err
 	}

@@ -28,6 +28,13 @@ type RunFile struct {
 	Steps     []cluster.Step
 }
 
+// MaxEvents is the most decisions a run file may ask to simulate again
+// (its '# events' line), and the most hwepoch chaos -events takes: a
+// count beyond it is refused rather than run for hours (a run's cost
+// grows faster than its length; 20,000 decisions took about 50 s on a
+// loaded 2-core machine, the default is 400).
+const MaxEvents = 50_000
+
 // WriteRun writes a simulated run as a RunFile.
 func WriteRun(w io.Writer, r Result) error {
 	bw := bufio.NewWriter(w)
@@ -44,9 +51,19 @@ func WriteRun(w io.Writer, r Result) error {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// ReadRun reads what WriteRun (or cluster.WriteSteps) wrote.
+// simHeader opens every file WriteRun writes.
+const simHeader = "hwepoch simulation run"
+
+// ReadRun reads what WriteRun (or cluster.WriteSteps) wrote. A file with
+// any mark of a simulated run (WriteRun's first line, '# seed', '# events'
+// or '# hash') must have all of seed, events (1 to MaxEvents) and hash:
+// a simulated run is checked by simulating its seed again, and a file
+// that lost its seed would otherwise be replayed as a free run's steps,
+// unchecked.
 func ReadRun(rd io.Reader) (RunFile, error) {
 	var f RunFile
+	var marks []string // the simulated run's lines found
+	seen := map[string]bool{}
 	var body strings.Builder
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -57,15 +74,31 @@ func ReadRun(rd io.Reader) (RunFile, error) {
 		if !strings.HasPrefix(line, "# ") {
 			continue
 		}
+		if line == "# "+simHeader || strings.HasPrefix(line, "# "+simHeader+";") {
+			marks = append(marks, "its first line")
+			continue
+		}
 		var err error
+		switch key {
+		case "seed", "events", "hash", "status":
+			if seen[key] {
+				return f, fmt.Errorf("line %d: a second '# %s' line", n, key)
+			}
+			seen[key] = true
+		}
 		switch key {
 		case "seed":
 			f.Seed, err = strconv.ParseUint(val, 10, 64)
-			f.Simulated = true
+			marks = append(marks, "'# seed'")
 		case "events":
 			f.Events, err = strconv.Atoi(val)
+			if err == nil && (f.Events < 1 || f.Events > MaxEvents) {
+				err = fmt.Errorf("%d decisions: want 1 to %d (the most a run file may ask to simulate)", f.Events, MaxEvents)
+			}
+			marks = append(marks, "'# events'")
 		case "hash":
 			f.Hash = val
+			marks = append(marks, "'# hash'")
 		case "status":
 			f.Status = val
 		}
@@ -81,8 +114,22 @@ func ReadRun(rd io.Reader) (RunFile, error) {
 	if err != nil {
 		return f, err
 	}
-	if f.Simulated && (f.Events <= 0 || len(f.Hash) != 64) {
-		return f, fmt.Errorf("a simulated run needs '# events N' and a 64-digit '# hash'")
+	f.Simulated = len(marks) > 0
+	if f.Simulated {
+		var missing []string
+		if !seen["seed"] {
+			missing = append(missing, "'# seed N'")
+		}
+		if !seen["events"] {
+			missing = append(missing, "'# events N'")
+		}
+		if len(f.Hash) != 64 {
+			missing = append(missing, "a 64-digit '# hash'")
+		}
+		if len(missing) > 0 {
+			return f, fmt.Errorf("a simulated run (the file has %s) needs %s: it is checked by simulating its seed again",
+				strings.Join(marks, ", "), strings.Join(missing, " and "))
+		}
 	}
 	if len(f.Steps) == 0 {
 		return f, fmt.Errorf("no steps")
@@ -120,10 +167,12 @@ type CannotReplay struct{ Reason string }
 func (e *CannotReplay) Error() string { return "cannot replay: " + e.Reason }
 
 // Replay replays a run file: a simulated one is simulated again from its
-// seed (it must reproduce the recorded event-log hash), and every file's
-// steps are replayed on the model and on a stepped cluster, compared after
-// each step. A file whose steps the model or the cluster refuses is a
-// *CannotReplay, naming the step and the reason.
+// seed (it must reproduce the recorded event-log hash, and when it does,
+// the file's steps must be the run's), and every file's steps are replayed
+// on the model and on a stepped cluster, compared after each step. A file
+// whose steps the model or the cluster refuses, or whose reproduced seed
+// gives other steps than it holds, is a *CannotReplay, naming the step
+// and the reason.
 func Replay(f RunFile, dir string) (Replayed, error) {
 	cfg, err := ModelConfig(f.Settings)
 	if err != nil {
@@ -144,6 +193,19 @@ func Replay(f RunFile, dir string) (Replayed, error) {
 	if err := cc.SetAll(f.Settings); err != nil {
 		return out, &CannotReplay{fmt.Sprintf("settings: %v", err)}
 	}
+	if f.Simulated {
+		// The hash covers the event log, not the steps written after it:
+		// when the seed reproduces, the steps must be the ones it gives,
+		// or the file would replay steps of its own under the seed's
+		// name. (When it does not reproduce, the file's steps are
+		// replayed as they are, and the caller says it did not.)
+		r := Run(Options{Seed: f.Seed, Settings: f.Settings, Events: f.Events})
+		out.Rerun = &r
+		out.Reproduced = r.Hash() == f.Hash
+		if d := stepsDiffer(f.Steps, r.Steps); out.Reproduced && d != "" {
+			return out, &CannotReplay{fmt.Sprintf("the file's steps are not the ones seed %d gives (%d decisions): %s; was the file edited?", f.Seed, f.Events, d)}
+		}
+	}
 	cc.Mode, cc.Hook = cluster.Stepped, nil
 	c, err := cluster.New(cc)
 	if err != nil {
@@ -162,12 +224,24 @@ func Replay(f RunFile, dir string) (Replayed, error) {
 	end := tr.Steps[len(tr.Steps)-1].State
 	out.Verdict = cluster.Check(c.Snapshot())
 	out.Violated = refine.Violated(cfg, end, Safety)
-	if f.Simulated {
-		r := Run(Options{Seed: f.Seed, Settings: f.Settings, Events: f.Events})
-		out.Rerun = &r
-		out.Reproduced = r.Hash() == f.Hash
-	}
 	return out, nil
+}
+
+// stepsDiffer says where a file's steps first differ from a run's, or ""
+// when they are the same.
+func stepsDiffer(file, run []cluster.Step) string {
+	for i := 0; i < len(file) && i < len(run); i++ {
+		if a, b := file[i].String(), run[i].String(); a != b {
+			return fmt.Sprintf("step %d is %s in the file, %s in the run", i+1, a, b)
+		}
+	}
+	switch {
+	case len(file) > len(run):
+		return fmt.Sprintf("the file has %d steps, the run %d: the file's step %d (%s) and after are not the run's", len(file), len(run), len(run)+1, file[len(run)])
+	case len(file) < len(run):
+		return fmt.Sprintf("the file has %d steps, the run %d", len(file), len(run))
+	}
+	return ""
 }
 
 // stepAction is the model action a stepped-API step stands for.

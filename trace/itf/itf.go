@@ -23,6 +23,8 @@ import (
 	"github.com/hwepoch/hwepoch/internal/strictjson"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 type spelling struct{}
@@ -83,7 +85,7 @@ func WriteFile(path string, cfg *model.Config, t trace.Trace) error {
 
 // ReadFile reads an ITF trace from path.
 func ReadFile(path string, cfg *model.Config) (trace.Trace, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return trace.Trace{}, err
 	}
@@ -99,6 +101,9 @@ func Read(name string, b []byte, cfg *model.Config) (trace.Trace, error) {
 	}
 	if err := strictjson.Unmarshal(b, &doc); err != nil {
 		return trace.Trace{}, fmt.Errorf("%s: not ITF JSON: %w", name, err)
+	}
+	if err := trace.CheckVarNames(doc.Vars); err != nil {
+		return trace.Trace{}, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(doc.States) == 0 {
 		return trace.Trace{}, fmt.Errorf("%s: states: no states", name)
@@ -138,21 +143,17 @@ func Read(name string, b []byte, cfg *model.Config) (trace.Trace, error) {
 	return t, nil
 }
 
-// normalize turns ITF's tagged values into the neutral form trace decodes:
-// sets and tuples become arrays, maps become objects keyed by the key's
-// string (our functions' domains are model values), big integers numbers.
+// normalize turns ITF's tagged values into the form trace decodes, keeping
+// what kind of collection each is: sets become trace.SetValue, tuples
+// trace.TupleValue and sequences (plain arrays) trace.SeqValue, so that the
+// decoder refuses one where the spec's type wants another; maps become
+// objects keyed by the key's string (our functions' domains are model
+// values), big integers numbers.
 func normalize(v any) (any, error) {
 	switch x := v.(type) {
 	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			n, err := normalize(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = n
-		}
-		return out, nil
+		out, err := normalizeAll(x)
+		return trace.SeqValue(out), err
 	case map[string]any:
 		if len(x) == 1 {
 			for tag, inner := range x {
@@ -162,7 +163,11 @@ func normalize(v any) (any, error) {
 					if !ok {
 						return nil, fmt.Errorf("%s wants an array", tag)
 					}
-					return normalize(a)
+					out, err := normalizeAll(a)
+					if tag == "#set" {
+						return trace.SetValue(out), err
+					}
+					return trace.TupleValue(out), err
 				case "#bigint":
 					s, ok := inner.(string)
 					if !ok {
@@ -213,4 +218,16 @@ func normalize(v any) (any, error) {
 		return out, nil
 	}
 	return v, nil
+}
+
+func normalizeAll(a []any) ([]any, error) {
+	out := make([]any, len(a))
+	for i, e := range a {
+		n, err := normalize(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
 }

@@ -2,12 +2,13 @@ package scenario
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hwepoch/hwepoch/model"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // Error names the file, the line and the token a scenario is wrong at.
@@ -36,7 +37,7 @@ func Load(path string) (Scenario, error) { return LoadProgress(path, nil) }
 // far checking a long case has come (see ProgressEvery): every step of
 // every case is run when a scenario is read.
 func LoadProgress(path string, progress func(msg string)) (Scenario, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return Scenario{}, err
 	}

@@ -14,7 +14,7 @@ func BenchmarkParse(b *testing.B) {
 	}
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		if _, err := Parse("x.tla", src, cfg, "le-fenced-2"); err != nil {
+		if _, err := Parse("trace_le_fenced_2_seed10.tla", src, cfg, "le-fenced-2"); err != nil {
 			b.Fatal(err)
 		}
 	}

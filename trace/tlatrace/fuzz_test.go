@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/hwepoch/hwepoch/trace"
@@ -65,8 +66,15 @@ func FuzzParse(f *testing.F) {
 	f.Add(bytes.ReplaceAll(shortModule(f, b, 2), []byte("r1"), []byte("1")))
 	f.Add([]byte("---- MODULE m ----\nTrace == <<[a |-> 1..3, b |-> (\"x\" :> TRUE)]>>\n===="))
 	cfg := loadConfig(f, "w-acked")
+	module := regexp.MustCompile(`MODULE\s+(\w+)`)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tr, err := Parse("fuzz.tla", b, cfg, "fuzz")
+		// The file named after the module, as TLC names it, so that inputs
+		// get past that check to the values.
+		name := "fuzz.tla"
+		if m := module.FindSubmatch(b); m != nil {
+			name = string(m[1]) + ".tla"
+		}
+		tr, err := Parse(name, b, cfg, "fuzz")
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {

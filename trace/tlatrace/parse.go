@@ -15,8 +15,9 @@ const (
 
 // module is a parsed TLA+ module: its name and its definitions Name == value.
 type module struct {
-	name string
-	defs []def
+	name    string
+	nameOff int // where the name starts in the source
+	defs    []def
 }
 
 type def struct {
@@ -107,7 +108,8 @@ func (p *parser) module() (*module, bool) {
 		return nil, false
 	}
 	p.space()
-	m := &module{name: p.ident()}
+	m := &module{nameOff: p.pos}
+	m.name = p.ident()
 	if m.name == "" {
 		p.fail(p.pos, "want the module's name, got %s", p.tokenAt(p.pos))
 		return nil, false

@@ -25,10 +25,13 @@ package tlatrace
 
 import (
 	"fmt"
-	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // Error names the file, the step and the field a load failed at.
@@ -59,7 +62,7 @@ func (e *Error) Error() string {
 // It has the contract of tlcjson.Load: the trace of configuration cfg
 // (named cfgName), Source "tlc:"+path; errors are *Error.
 func Load(path string, cfg *model.Config, cfgName string) (trace.Trace, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return trace.Trace{}, err
 	}
@@ -73,6 +76,15 @@ func Parse(name string, b []byte, cfg *model.Config, cfgName string) (trace.Trac
 	if serr != nil {
 		line, col := lineCol(b, serr.off)
 		return trace.Trace{}, &Error{File: name, Line: line, Col: col, Step: serr.step, Field: serr.field, Msg: serr.msg}
+	}
+	// TLC names the module it writes after the file it writes it to
+	// (_TLAPlusCounterExample.tla, _TLCTracePlain.tla: ModuleName ==
+	// ReplaceFirstSubSeq("", ".tla", file)), as TLA+ requires of every
+	// module: a module named otherwise was renamed, or its file was.
+	if want := strings.TrimSuffix(filepath.Base(name), ".tla"); m.name != want {
+		line, col := lineCol(b, m.nameOff)
+		return trace.Trace{}, &Error{File: name, Line: line, Col: col, Step: -1,
+			Msg: fmt.Sprintf("module %s is not named after its file: TLC names a -dumpTrace module after the file it writes (want MODULE %s)", m.name, want)}
 	}
 	l := &loader{name: name, cfg: cfg, tr: trace.Trace{Source: "tlc:" + name, ConfigName: cfgName}}
 	var err error

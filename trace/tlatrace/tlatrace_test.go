@@ -214,50 +214,50 @@ func TestBadInput(t *testing.T) {
 		edit func(string) string
 		want string
 	}{
-		{"truncated mid-value", func(s string) string { return s[:len(s)/2] }, "x.tla:5:"},
+		{"truncated mid-value", func(s string) string { return s[:len(s)/2] }, "trace_w_acked.tla:5:"},
 		{"truncated mid-value says so", func(s string) string { return s[:len(s)/2] }, "truncated: [ opened at 5:"},
-		{"truncated: no ====", func(s string) string { return strings.TrimSuffix(strings.TrimSpace(s), "====") }, "x.tla:7:1: truncated module: no ==== line ends module trace_w_acked"},
-		{"empty", func(string) string { return "" }, "x.tla:1:1: not a TLA+ module"},
-		{"no header", func(s string) string { return s[strings.Index(s, "CounterExample"):] }, "x.tla:1:1: not a TLA+ module"},
-		{"unknown variable", inState3("nextId |-> 1", "nextId |-> 1, nextID |-> 1"), "x.tla: step 2: state.nextID: not a variable of the spec"},
-		{"missing variable", inState3("crashes |-> 0, ", ""), "x.tla: step 2: state.crashes: variable missing"},
-		{"wrong type: string for integer", inState3("nextId |-> 1", `nextId |-> "one"`), `x.tla: step 2: state.nextId: want an integer, got the string "one"`},
-		{"wrong type: set for function", inState3("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> {0}"), "x.tla: step 2: state.hw: want an object, got an array of 1"},
-		{"wrong type: nested", inState3(`role |-> (r1 :> "Leader"`, `role |-> (r1 :> "Boss"`), `x.tla: step 2: state.role.r1: unknown role "Boss"`},
-		{"wrong type: not a record", inState3("<<3, [", "<<3, <<"), "x.tla:5:"},
-		{"wrong type: function domain", inState3("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> 0 @@ r3 :> 0)"), "x.tla: step 2: state.hw: function has no value for replica r2"},
-		{"action before state", nth("ctrlEpoch |-> -1", "ctrlEpoch |-> TRUE", 1), "x.tla: step 0: action.before.ctrlEpoch: want an integer, got true"},
-		{"action after state differs", nth("nextId |-> 2", "nextId |-> 3", 1), "x.tla: step 3: action: the states around the action differ from the trace's states 2 and 3"},
-		{"unknown action", nth(`name |-> "Produce"`, `name |-> "Produkt"`, 1), `x.tla: step 3: action.name: unknown action "Produkt"`},
-		{"action parameter not a replica", nth("context |-> [r |-> r1]", "context |-> [r |-> r9]", 1), `x.tla: step 1: action.context.r: "r9" is not a replica`},
-		{"action parameter missing", nth("context |-> [l |-> r1, f |-> r2]", "context |-> [l |-> r1]", 1), "x.tla: step 4: action.context.f: ShrinkIsr takes parameters [l f]; f is missing"},
-		{"action name not a string", nth(`name |-> "Elect"`, `name |-> Elect`, 1), "x.tla: step 1: action.name: want a string, got a model value"},
-		{"unbalanced: ] for >>", inState3("<<[id |-> 1, epoch |-> 0]>>", "<<[id |-> 1, epoch |-> 0]]"), "x.tla:5:"},
+		{"truncated: no ====", func(s string) string { return strings.TrimSuffix(strings.TrimSpace(s), "====") }, "trace_w_acked.tla:7:1: truncated module: no ==== line ends module trace_w_acked"},
+		{"empty", func(string) string { return "" }, "trace_w_acked.tla:1:1: not a TLA+ module"},
+		{"no header", func(s string) string { return s[strings.Index(s, "CounterExample"):] }, "trace_w_acked.tla:1:1: not a TLA+ module"},
+		{"unknown variable", inState3("nextId |-> 1", "nextId |-> 1, nextID |-> 1"), "trace_w_acked.tla: step 2: state.nextID: not a variable of the spec"},
+		{"missing variable", inState3("crashes |-> 0, ", ""), "trace_w_acked.tla: step 2: state.crashes: variable missing"},
+		{"wrong type: string for integer", inState3("nextId |-> 1", `nextId |-> "one"`), `trace_w_acked.tla: step 2: state.nextId: want an integer, got the string "one"`},
+		{"wrong type: set for function", inState3("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> {0}"), "trace_w_acked.tla: step 2: state.hw: want an object, got an array of 1"},
+		{"wrong type: nested", inState3(`role |-> (r1 :> "Leader"`, `role |-> (r1 :> "Boss"`), `trace_w_acked.tla: step 2: state.role.r1: unknown role "Boss"`},
+		{"wrong type: not a record", inState3("<<3, [", "<<3, <<"), "trace_w_acked.tla:5:"},
+		{"wrong type: function domain", inState3("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> 0 @@ r3 :> 0)"), "trace_w_acked.tla: step 2: state.hw: function has no value for replica r2"},
+		{"action before state", nth("ctrlEpoch |-> -1", "ctrlEpoch |-> TRUE", 1), "trace_w_acked.tla: step 0: action.before.ctrlEpoch: want an integer, got true"},
+		{"action after state differs", nth("nextId |-> 2", "nextId |-> 3", 1), "trace_w_acked.tla: step 3: action: the states around the action differ from the trace's states 2 and 3"},
+		{"unknown action", nth(`name |-> "Produce"`, `name |-> "Produkt"`, 1), `trace_w_acked.tla: step 3: action.name: unknown action "Produkt"`},
+		{"action parameter not a replica", nth("context |-> [r |-> r1]", "context |-> [r |-> r9]", 1), `trace_w_acked.tla: step 1: action.context.r: "r9" is not a replica`},
+		{"action parameter missing", nth("context |-> [l |-> r1, f |-> r2]", "context |-> [l |-> r1]", 1), "trace_w_acked.tla: step 4: action.context.f: ShrinkIsr takes parameters [l f]; f is missing"},
+		{"action name not a string", nth(`name |-> "Elect"`, `name |-> Elect`, 1), "trace_w_acked.tla: step 1: action.name: want a string, got a model value"},
+		{"unbalanced: ] for >>", inState3("<<[id |-> 1, epoch |-> 0]>>", "<<[id |-> 1, epoch |-> 0]]"), "trace_w_acked.tla:5:"},
 		{"unbalanced names brackets", inState3("<<[id |-> 1, epoch |-> 0]>>", "<<[id |-> 1, epoch |-> 0]]"), "step 3: state.log.r1[0]: unbalanced brackets: << opened at 5:"},
 		{"unbalanced: missing )", inState3("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> 0 @@ r2 :> 0"), "step 2: state.hw.r2: unbalanced brackets: ( opened at 5:"},
 		{"unbalanced: extra }", inState3("ctrlIsr |-> {r1, r2}", "ctrlIsr |-> {r1, r2}}"), "step 2: state.ctrlIsr: unbalanced brackets: [ opened at 5:"},
-		{"unbalanced: one more <<", nth("CounterExample == \n\t[", "CounterExample == \n\t<<[", 1), "x.tla:7:1: CounterExample: unbalanced brackets: << opened at 5:2 is not closed: want >>, got \"====\""},
+		{"unbalanced: one more <<", nth("CounterExample == \n\t[", "CounterExample == \n\t<<[", 1), "trace_w_acked.tla:7:1: CounterExample: unbalanced brackets: << opened at 5:2 is not closed: want >>, got \"====\""},
 		{"duplicate field", inState3("crashes |-> 0", "crashes |-> 0, crashes |-> 1"), "step 2: state.crashes: record has the field crashes twice"},
 		{"duplicate function key", inState3("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> 0 @@ r1 :> 0)"), "step 2: state.hw.r1: function maps r1 twice"},
 		{"bad integer", inState3("nextId |-> 1", "nextId |-> 99999999999999999999"), "step 2: state.nextId: integer 99999999999999999999 out of range"},
 		{"bad string", inState3(`"Leader"`, `"Lea\qder"`), `step 2: state.role.r1: unknown escape \q in a string`},
-		{"state number twice", nth("<<4, [", "<<3, [", 3), "x.tla: step 2: state: state 3 appears twice"},
-		{"state number out of range", nth("<<5, [", "<<7, [", 2), "x.tla: state: state number 7 is not in 1..5"},
-		{"action skips a state", nth("<<2, [", "<<3, [", 1), "x.tla: step 1: action: leads from state 1 to state 3, want 2"},
+		{"state number twice", nth("<<4, [", "<<3, [", 3), "trace_w_acked.tla: step 2: state: state 3 appears twice"},
+		{"state number out of range", nth("<<5, [", "<<7, [", 2), "trace_w_acked.tla: state: state number 7 is not in 1..5"},
+		{"action skips a state", nth("<<2, [", "<<3, [", 1), "trace_w_acked.tla: step 1: action: leads from state 1 to state 3, want 2"},
 		{"no states", func(s string) string {
 			return s[:strings.Index(s, "\t[action")] + "\t[action |-> {}, state |-> {}]\n\n====\n"
-		}, "x.tla: state: no states"},
-		{"neither definition", func(s string) string { return strings.Replace(s, "CounterExample ==", "Counterexample ==", 1) }, "x.tla: module trace_w_acked defines neither CounterExample"},
-		{"not a definition", func(s string) string { return strings.Replace(s, "CounterExample ==", "CounterExample =", 1) }, "x.tla:4:16: want == after CounterExample"},
+		}, "trace_w_acked.tla: state: no states"},
+		{"neither definition", func(s string) string { return strings.Replace(s, "CounterExample ==", "Counterexample ==", 1) }, "trace_w_acked.tla: module trace_w_acked defines neither CounterExample"},
+		{"not a definition", func(s string) string { return strings.Replace(s, "CounterExample ==", "CounterExample =", 1) }, "trace_w_acked.tla:4:16: want == after CounterExample"},
 		{"defined twice", func(s string) string { return strings.Replace(s, "====", "CounterExample == 1\n====", 1) }, "CounterExample is defined twice"},
-		{"garbage after the value", func(s string) string { return strings.Replace(s, "\n====", " junk\n====", 1) }, "x.tla:"},
-		{"garbage after the module", func(s string) string { return s + "junk\n" }, "x.tla:"},
-		{"a second module", func(s string) string { return s + s }, "x.tla:"},
+		{"garbage after the value", func(s string) string { return strings.Replace(s, "\n====", " junk\n====", 1) }, "trace_w_acked.tla:"},
+		{"garbage after the module", func(s string) string { return s + "junk\n" }, "trace_w_acked.tla:"},
+		{"a second module", func(s string) string { return s + s }, "trace_w_acked.tla:"},
 		{"negative HW", inState3("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> -1 @@ r2 :> 0)"), "step 2: state.hw.r1: -1 is out of range: want 0 or more"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("x.tla", []byte(c.edit(src)), cfg, "w-acked")
+			_, err := Parse("trace_w_acked.tla", []byte(c.edit(src)), cfg, "w-acked")
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v is not an *Error", err)
@@ -265,7 +265,7 @@ func TestBadInput(t *testing.T) {
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got  %v\nwant %s", err, c.want)
 			}
-			if !strings.HasPrefix(err.Error(), "x.tla") {
+			if !strings.HasPrefix(err.Error(), "trace_w_acked.tla") {
 				t.Errorf("%v does not name the file", err)
 			}
 		})
@@ -285,8 +285,8 @@ func TestNoActionLeadsThere(t *testing.T) {
 	re := regexp.MustCompile(`nextId \|-> 2`)
 	i := re.FindStringIndex(plain)
 	bad := plain[:i[0]] + "nextId |-> 7" + plain[i[1]:]
-	_, err = Parse("p.tla", []byte(bad), cfg, "w-acked")
-	want := "p.tla: step 3: action: TLC recorded no action, and no action of Next leads from the previous state to this one"
+	_, err = Parse("trace_w_acked.tla", []byte(bad), cfg, "w-acked")
+	want := "trace_w_acked.tla: step 3: action: TLC recorded no action, and no action of Next leads from the previous state to this one"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
@@ -394,20 +394,54 @@ func TestPlainErrors(t *testing.T) {
 		return plain[:j] + new + plain[j+len(old):]
 	}
 	cases := []struct{ src, want string }{
-		{third("nextId |-> 1", `nextId |-> "1"`), `p.tla: step 2: state.nextId: want an integer, got the string "1"`},
-		{third("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> 0 @@ r2 :> 0]"), "p.tla:5:"},
+		{third("nextId |-> 1", `nextId |-> "1"`), `trace_w_acked.tla: step 2: state.nextId: want an integer, got the string "1"`},
+		{third("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> 0 @@ r2 :> 0]"), "trace_w_acked.tla:5:"},
 		{third("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> 0 @@ r2 :> 0]"), ": step 2: state.hw.r2: unbalanced brackets: ( opened at 5:"},
-		{strings.Replace(plain, "Trace == \n\t<<", "Trace == \n\t{", 1), "p.tla:5:"},
-		{strings.Replace(plain, "Trace == \n\t<<", "Trace == \n\t[x |-> ", 1), "p.tla:5:"},
-		{"---- MODULE p ----\nTrace == <<>>\n====", "p.tla: Trace: no states"},
-		{"---- MODULE p ----\nTrace == {}\n====", "p.tla: Trace: want a sequence of records of the variables, got a set"},
-		{"---- MODULE p ----\nTrace == <<1>>\n====", "p.tla: step 0: state: want a record of the variables, got an integer"},
+		{strings.Replace(plain, "Trace == \n\t<<", "Trace == \n\t{", 1), "trace_w_acked.tla:5:"},
+		{strings.Replace(plain, "Trace == \n\t<<", "Trace == \n\t[x |-> ", 1), "trace_w_acked.tla:5:"},
+		{"---- MODULE trace_w_acked ----\nTrace == <<>>\n====", "trace_w_acked.tla: Trace: no states"},
+		{"---- MODULE trace_w_acked ----\nTrace == {}\n====", "trace_w_acked.tla: Trace: want a sequence of records of the variables, got a set"},
+		{"---- MODULE trace_w_acked ----\nTrace == <<1>>\n====", "trace_w_acked.tla: step 0: state: want a record of the variables, got an integer"},
 	}
 	for _, c := range cases {
-		_, err := Parse("p.tla", []byte(c.src), cfg, "w-acked")
+		_, err := Parse("trace_w_acked.tla", []byte(c.src), cfg, "w-acked")
 		var e *Error
 		if !errors.As(err, &e) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got  %v\nwant %s", err, c.want)
+		}
+	}
+}
+
+// TLC names a -dumpTrace tla module after the file it writes, as TLA+
+// requires: a module renamed, or a file renamed, is refused with the
+// module's line and column; the file in another directory is not renamed.
+// (Every real trace loads: TestTLAEqualsJSONTwin.)
+func TestModuleNamedAfterItsFile(t *testing.T) {
+	cfg := loadConfig(t, "w-acked")
+	b, err := os.ReadFile(filepath.Join(tlcDir, "trace_w_acked.tla"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(b)
+	if !strings.HasPrefix(src, "---- MODULE trace_w_acked ----\n") {
+		t.Fatalf("trace_w_acked.tla's header changed: %.40q", src)
+	}
+	renamed := strings.Replace(src, "MODULE trace_w_acked", "MODULE trace_w_acked_renamed", 1)
+	for _, c := range []struct{ file, src, want string }{
+		{"trace_w_acked.tla", src, ""},
+		{filepath.Join("some", "dir", "trace_w_acked.tla"), src, ""},
+		{"trace_w_acked.tla", renamed, "trace_w_acked.tla:1:13: module trace_w_acked_renamed is not named after its file: TLC names a -dumpTrace module after the file it writes (want MODULE trace_w_acked)"},
+		{"trace_w_acked_renamed.tla", renamed, ""},
+		{"trace_le_unclean_loss.tla", src, "trace_le_unclean_loss.tla:1:13: module trace_w_acked is not named after its file"},
+		{"trace_w_acked.tla.txt", src, "module trace_w_acked is not named after its file"},
+		{"trace_w_acked.tla", string(plainModule(t, []byte(renamed))), "module trace_w_acked_renamed is not named"},
+	} {
+		_, err := Parse(c.file, []byte(c.src), cfg, "w-acked")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.file, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.file) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v\nwant %s", c.file, err, c.want)
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 
 	"github.com/hwepoch/hwepoch/internal/strictjson"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // Runs is traces/tlc/runs.json, the record `hwepoch tlc` keeps of TLC's runs
@@ -89,7 +91,7 @@ func LoadRuns(dir string) (*Runs, error) {
 // files its runs name (logs, traces) are relative to path's directory.
 func LoadRunsFile(path string) (*Runs, error) {
 	dir := filepath.Dir(path)
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +176,7 @@ func (r *Runs) Write(dir string) error {
 // FileSHA256 is the hex SHA-256 of a file: how runs are tied to the spec
 // and configuration they were recorded on.
 func FileSHA256(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return "", err
 	}

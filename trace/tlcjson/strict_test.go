@@ -1,10 +1,13 @@
 package tlcjson
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hwepoch/hwepoch/model"
 )
 
 // TLC's JSON traces: trailing garbage, a second document, a key given
@@ -59,6 +62,49 @@ func TestRunsRefuseGarbageDuplicatesAndOutOfRange(t *testing.T) {
 			t.Errorf("%s: %v", tc.in, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: error %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// varsJSON is the spec's variables as TLC lists them.
+var varsJSON = func() string {
+	b, err := json.Marshal(model.VarNames)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
+
+// A trace's "vars" lists every variable of the spec, each once: an empty
+// list, a missing one, a list without hw, with a variable the spec does not
+// have or with one twice is refused, naming the file and the field (an
+// empty list used to load: the states carry the variables anyway).
+func TestTraceRefusesWrongVars(t *testing.T) {
+	cfg, b := loadTestdata(t, "w-acked")
+	s := string(b)
+	list := `"vars":` + varsJSON
+	if !strings.Contains(s, list) {
+		t.Fatalf("testdata/w-acked.json does not list the variables as %s", list)
+	}
+	edit := func(old, new string) string {
+		return strings.Replace(s, list, strings.Replace(list, old, new, 1), 1)
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"as TLC writes it", s, ""},
+		{"empty", strings.Replace(s, list, `"vars":[]`, 1), "x.json: vars: lists no variable"},
+		{"null", strings.Replace(s, list, `"vars":null`, 1), "x.json: vars: missing"},
+		{"absent", strings.Replace(s, ","+list, "", 1), "x.json: vars: missing"},
+		{"without hw", edit(`"hw",`, ""), `x.json: vars: "hw" missing`},
+		{"without four", edit(`"leaderEpoch","leader","hw","isr",`, ""), `x.json: vars: "leaderEpoch", "leader", "hw", and 1 more missing`},
+		{"unknown", edit(`"hw"`, `"hw","hwm"`), `x.json: vars: "hwm" is not a variable of the spec`},
+		{"twice", edit(`"hw"`, `"hw","hw"`), `x.json: vars: "hw" is listed twice`},
+	} {
+		_, err := Parse("x.json", []byte(tc.in), cfg, "w-acked")
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }

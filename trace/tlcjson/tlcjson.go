@@ -13,11 +13,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/hwepoch/hwepoch/internal/strictjson"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace"
+
+	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
 
 // Error names the file, the step and the field a load failed at.
@@ -54,7 +55,7 @@ type actionInfo struct {
 
 // Load reads a TLC JSON trace file.
 func Load(path string, cfg *model.Config, configName string) (trace.Trace, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return trace.Trace{}, err
 	}
@@ -75,6 +76,9 @@ func Parse(name string, b []byte, cfg *model.Config, configName string) (trace.T
 	var f file
 	if err := strictjson.Unmarshal(b, &f); err != nil {
 		return trace.Trace{}, fail(-1, "", "not TLC JSON: %v", err)
+	}
+	if err := trace.CheckVarNames(f.Vars); err != nil {
+		return trace.Trace{}, fail(-1, fieldOf(err), "%s", msgOf(err))
 	}
 	if f.Counterexample == nil {
 		return trace.Trace{}, fail(-1, "counterexample", "missing")

@@ -122,7 +122,7 @@ func TestErrorsNameFileStepAndField(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, `"context":{"r":"r1"}`, `"context":{"r":"r9"}`, 1) }, `x.json: step 1: action.context.r: "r9" is not a replica`},
 		{func(s string) string { return strings.Replace(s, `"ctrlIsr":["r1","r2"]`, `"ctrlIsr":{"r1":1}`, 1) }, `x.json: step 0: action.before.ctrlIsr: want an array, got an object`},
 		{func(s string) string { return s[:len(s)/2] }, `x.json: not TLC JSON`},
-		{func(s string) string { return `{"vars":[]}` }, `x.json: counterexample: missing`},
+		{func(s string) string { return `{"vars":` + varsJSON + `}` }, `x.json: counterexample: missing`},
 	}
 	for _, c := range cases {
 		_, err := Parse("x.json", []byte(c.edit(string(b))), cfg, "w-acked")
