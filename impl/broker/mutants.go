@@ -139,10 +139,17 @@ const (
 	// (lastCaughtUpTime is the last fetch's time), so a follower that
 	// fetches but never reaches the LEO stays in the ISR for ever.
 	MutantLagFromLastFetch Mutant = "lag-from-last-fetch"
+	// MutantCaughtUpNow: a follower whose fetch reaches the LEO the leader
+	// had at its previous fetch, but not the LEO now, counts as caught up
+	// now. Kafka's Replica.updateFetchState sets lastCaughtUpTimeMs to the
+	// previous fetch's time then (lastFetchTimeMs): the follower held
+	// everything up to that LEO only from then on, so a follower that
+	// fetches rarely leaves the ISR though each fetch reaches the last LEO.
+	MutantCaughtUpNow Mutant = "caught-up-now"
 )
 
 // SimMutants lists the simulation's seeded bugs.
-var SimMutants = []Mutant{MutantConsumerPastHW, MutantLagFromLastFetch}
+var SimMutants = []Mutant{MutantConsumerPastHW, MutantLagFromLastFetch, MutantCaughtUpNow}
 
 // Mutants lists every mutant, in the order reports show them.
 var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, MutantHWOverAllReplicas,

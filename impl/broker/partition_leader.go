@@ -226,7 +226,11 @@ func (p *Partition) updateFollowerFetchState(f int32, fetchOffset, leaderLEO int
 	if fetchOffset >= leaderLEO {
 		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, now)
 	} else if rr.lastFetchLeaderLEO >= 0 && fetchOffset >= rr.lastFetchLeaderLEO {
-		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, rr.lastFetchTime)
+		caughtUp := rr.lastFetchTime
+		if p.b.mutant(MutantCaughtUpNow) { // mutant hook: caught up now, not at the previous fetch
+			caughtUp = now
+		}
+		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, caughtUp)
 	}
 	rr.lastFetchLeaderLEO = leaderLEO
 	rr.lastFetchTime = now
