@@ -1,5 +1,11 @@
 package broker
 
+import (
+	"slices"
+
+	"github.com/hwepoch/hwepoch/impl/storage"
+)
+
 // Mutant is a deliberately seeded bug for the refinement checker's
 // mutation check (refine/mutants, `hwepoch mutants`): with one enabled the
 // broker misbehaves in exactly the documented way, so the check can show
@@ -126,6 +132,10 @@ const (
 	// is unavailable"): the replica keeps its state, and the controller's
 	// next LeaderAndIsr names a live leader or none.
 	MutantFollowDeadLeader Mutant = "follow-dead-leader"
+	// MutantTruncateKeepsRecoveryPoint: truncating a log does not lower its
+	// recovery point to the new end (storage.MutantTruncateKeepsRecoveryPoint,
+	// which the broker passes to its logs).
+	MutantTruncateKeepsRecoveryPoint Mutant = Mutant(storage.MutantTruncateKeepsRecoveryPoint)
 )
 
 // The simulation's seeded bugs: what the deterministic simulation's checks
@@ -157,7 +167,7 @@ var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, 
 	MutantAckOnAppend, MutantNoEpochStartCheck, MutantReelectionViewReset, MutantUpdateDivergingFetchState,
 	MutantIgnoreDivergingEpoch, MutantHWOverCommittedIsr, MutantStalePartitionEpoch, MutantFetchHWAfterUpdate,
 	MutantReelectionFailsProduce, MutantDropOrphanFetch, MutantExpandDeadFollower, MutantUndefinedToHW,
-	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantFollowDeadLeader}
+	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantFollowDeadLeader, MutantTruncateKeepsRecoveryPoint}
 
 // staleFetchServed is the release's StaleFetchServed, unless the
 // drop-orphan-fetch mutant is on.
@@ -165,12 +175,19 @@ func (b *Broker) staleFetchServed() bool {
 	return b.rel.StaleFetchServed && !b.mutant(MutantDropOrphanFetch) // mutant hook: an orphan fetch is dropped
 }
 
-// mutant reports whether m is enabled (Config.Mutants).
-func (b *Broker) mutant(m Mutant) bool {
-	for _, x := range b.cfg.Mutants {
-		if x == m {
-			return true
+// storageMutants are the enabled mutants that are the storage's: the
+// broker passes them to the logs it opens.
+func (b *Broker) storageMutants() []storage.Mutant {
+	var out []storage.Mutant
+	for _, m := range storage.Mutants {
+		if b.mutant(Mutant(m)) {
+			out = append(out, m)
 		}
 	}
-	return false
+	return out
+}
+
+// mutant reports whether m is enabled (Config.Mutants).
+func (b *Broker) mutant(m Mutant) bool {
+	return slices.Contains(b.cfg.Mutants, m)
 }

@@ -40,6 +40,9 @@ type Options struct {
 	// legitimately leave a follower with records its cache does not cover,
 	// and a broker running them passes this.
 	TolerateEpochMismatch bool
+	// Mutants are seeded bugs (Mutant), for the checks that must catch
+	// them; never set otherwise.
+	Mutants []Mutant
 }
 
 // Recovery describes the tail that Open cut off under Options.Recover.
@@ -98,6 +101,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		l.closeFiles()
 		return nil, err
 	}
+	cache.mutants = opts.Mutants
 	l.cache = cache
 	if err := cache.TruncateFromEnd(l.leo()); err != nil {
 		l.closeFiles()
