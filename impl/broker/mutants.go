@@ -132,6 +132,19 @@ const (
 	// is unavailable"): the replica keeps its state, and the controller's
 	// next LeaderAndIsr names a live leader or none.
 	MutantFollowDeadLeader Mutant = "follow-dead-leader"
+	// MutantHWGateOverMaximalIsr: with MinIsrGatesHW (3.7+) the HW gate
+	// counts the maximal ISR, a pending expansion included, instead of the
+	// committed ISR. Kafka's Partition.maybeIncrementLeaderHW returns early
+	// when isUnderMinIsr, which counts partitionState.isr, the committed
+	// ISR (KAFKA-15583): a follower whose addition the controller has not
+	// committed does not lift a partition out of under-min-ISR.
+	MutantHWGateOverMaximalIsr Mutant = "hw-gate-over-maximal-isr"
+	// MutantProduceGateOverMaximalIsr: an acks=all produce is refused
+	// (NOT_ENOUGH_REPLICAS) when the maximal ISR, a pending expansion
+	// included, is below min.insync.replicas, instead of the committed ISR.
+	// Kafka's Partition.appendRecordsToLeader counts partitionState.isr
+	// ("inSyncSize = partitionState.isr.size"): the committed ISR.
+	MutantProduceGateOverMaximalIsr Mutant = "produce-gate-over-maximal-isr"
 	// MutantTruncateKeepsRecoveryPoint: truncating a log does not lower its
 	// recovery point to the new end (storage.MutantTruncateKeepsRecoveryPoint,
 	// which the broker passes to its logs).
@@ -167,7 +180,8 @@ var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, 
 	MutantAckOnAppend, MutantNoEpochStartCheck, MutantReelectionViewReset, MutantUpdateDivergingFetchState,
 	MutantIgnoreDivergingEpoch, MutantHWOverCommittedIsr, MutantStalePartitionEpoch, MutantFetchHWAfterUpdate,
 	MutantReelectionFailsProduce, MutantDropOrphanFetch, MutantExpandDeadFollower, MutantUndefinedToHW,
-	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantFollowDeadLeader, MutantTruncateKeepsRecoveryPoint}
+	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantFollowDeadLeader, MutantHWGateOverMaximalIsr,
+	MutantProduceGateOverMaximalIsr, MutantTruncateKeepsRecoveryPoint}
 
 // staleFetchServed is the release's StaleFetchServed, unless the
 // drop-orphan-fetch mutant is on.
