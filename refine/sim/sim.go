@@ -18,6 +18,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
@@ -71,13 +72,21 @@ type Validator struct {
 	// (controller.ElectionStrategy's names); Kinds the model steps by action.
 	Elections map[string]int
 	Kinds     map[model.ActionKind]int
-	expected  []string
+	// Unclean counts the elections of a leader from outside the ISR.
+	Unclean int
+	// expected are the invariants checked after every decision: those the
+	// configuration promises (refine.ExpectedInvariants).
+	expected []string
+	mutants  []Mutant
 }
 
 // NewValidator starts at the model's initial state.
-func NewValidator(cfg *model.Config) *Validator {
+func NewValidator(cfg *model.Config) *Validator { return newValidator(cfg, nil) }
+
+// newValidator is NewValidator with seeded bugs of the validator itself.
+func newValidator(cfg *model.Config, mutants []Mutant) *Validator {
 	return &Validator{cfg: cfg, s: model.Init(cfg), expected: refine.ExpectedInvariants(cfg),
-		Elections: map[string]int{}, Kinds: map[model.ActionKind]int{}}
+		Elections: map[string]int{}, Kinds: map[model.ActionKind]int{}, mutants: mutants}
 }
 
 // State is the model's state after the steps so far.
@@ -98,6 +107,9 @@ func (v *Validator) Observe(st cluster.SimStep) error {
 		if err != nil {
 			return fmt.Errorf("the implementation took %s, which the model does not enable: %v\nthe model's state:\n%s", step, err, v.render())
 		}
+		if a.Kind == model.Elect && !slices.Contains(v.s.CtrlIsr, a.R) {
+			v.Unclean++
+		}
 		v.s = next
 		v.Kinds[a.Kind]++
 		if st, ok := e.Params["strategy"]; ok {
@@ -109,7 +121,7 @@ func (v *Validator) Observe(st cluster.SimStep) error {
 	if _, m := refine.CheckSnapshot(v.cfg, st.Snapshot, v.s); m != nil {
 		return fmt.Errorf("after %s: %s\n%s", st.Decision, m.What, m.Diff)
 	}
-	if bad := refine.Violated(v.cfg, v.s, v.expected); len(bad) > 0 {
+	if bad := refine.Violated(v.cfg, v.s, v.expected); len(bad) > 0 && !v.mutant(MutantSkipsInvariants) { // mutant hook: not checked
 		return fmt.Errorf("after %s: the model's state violates %s, which %s promises", st.Decision, strings.Join(bad, ", "), v.cfg)
 	}
 	if st.Read != nil {
@@ -138,7 +150,8 @@ func (v *Validator) checkRead(r cluster.ConsumerRead) error {
 	log := v.s.Log[i]
 	for _, rec := range resp.Records {
 		v.Records++
-		if rec.Offset >= hw {
+		atHW := rec.Offset == hw && v.mutant(MutantReadAtHW) // mutant hook: a record at the HW passes
+		if rec.Offset >= hw && !atHW {
 			return fmt.Errorf("consumer read from leader %d at offset %d was served record %d (id %d) at or above the leader's HW %d", r.Broker, r.Offset, rec.Offset, rec.ID, hw)
 		}
 		if rec.Offset < r.Offset || rec.Offset >= int64(len(log)) || int64(log[rec.Offset].ID) != rec.ID || int32(log[rec.Offset].Epoch) != rec.LeaderEpoch {
@@ -169,6 +182,8 @@ type Options struct {
 	Mutants  []broker.Mutant
 	// ControllerMutants are seeded controller bugs.
 	ControllerMutants []controller.Mutant
+	// CheckerMutants are seeded bugs of the validator itself.
+	CheckerMutants []Mutant
 }
 
 // Result is a validated run.
@@ -187,7 +202,7 @@ func Run(opt Options) Result {
 	if err != nil {
 		return Result{SimResult: cluster.SimResult{Seed: opt.Seed, Settings: settings, Err: err}}
 	}
-	v := NewValidator(cfg)
+	v := newValidator(cfg, opt.CheckerMutants)
 	r := cluster.Simulate(cluster.SimConfig{Seed: opt.Seed, Settings: opt.Settings, Events: opt.Events, Dir: opt.Dir,
 		Mutants: opt.Mutants, ControllerMutants: opt.ControllerMutants, Observe: v.Observe})
 	return Result{SimResult: r, Config: cfg, Model: v.s, Validator: v}
