@@ -219,6 +219,10 @@ func CheckSnapshot(cfg *model.Config, snap cluster.Snapshot, want model.State) (
 	// the asynchronous one the pending ISR is a spec variable, compared
 	// with the rest.
 	for _, b := range snap.Brokers {
+		if p := b.Partition; p.RecoveryPoint > p.LEO {
+			return &got, &Mismatch{Side: "implementation",
+				What: fmt.Sprintf("broker %d's recovery point %d is beyond its LEO %d: records appended from %d on would count as fsynced before any flush and survive a power loss (a truncation must lower the recovery point, as Kafka's LocalLog.updateLogEndOffset does)", b.ID, p.RecoveryPoint, p.LEO, p.LEO)}
+		}
 		if !cfg.Rel().AsyncIsr && len(b.Partition.PendingIsr) > 0 {
 			return &got, &Mismatch{Side: "implementation",
 				What: fmt.Sprintf("broker %d has an AlterPartition in flight (pending ISR %v) between steps: the ISR changes of %s (Kafka %s) are atomic", b.ID, b.Partition.PendingIsr, cfg.Truncation, cfg.Rel().Release)}

@@ -22,7 +22,7 @@ func LoadScenario(path string) ([]Case, error) {
 			return nil, err
 		}
 		tr.ConfigName = sc.Name + " " + c.String()
-		out = append(out, Case{Name: name, Config: &cfg, Trace: tr, Invariants: sc.Checks})
+		out = append(out, Case{Name: name, Config: &cfg, Trace: tr, Refuse: sc.RefusalFor(c), Invariants: sc.Checks})
 	}
 	return out, nil
 }

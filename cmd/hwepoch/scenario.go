@@ -200,6 +200,9 @@ flags:
 			}
 			fmt.Fprintln(stdout)
 		}
+		if a := r.sc.RefusalFor(r.c); a != nil && !*quiet && !*md {
+			fmt.Fprintf(stdout, "then %s is refused: the model does not enable it (the implementation must refuse it)\n\n", a)
+		}
 		for _, path := range targets {
 			var b bytes.Buffer
 			if err := render.SVG(&b, &cfg, tr, opt); err != nil {

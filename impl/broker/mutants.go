@@ -1,5 +1,11 @@
 package broker
 
+import (
+	"slices"
+
+	"github.com/hwepoch/hwepoch/impl/storage"
+)
+
 // Mutant is a deliberately seeded bug for the refinement checker's
 // mutation check (refine/mutants, `hwepoch mutants`): with one enabled the
 // broker misbehaves in exactly the documented way, so the check can show
@@ -129,6 +135,23 @@ const (
 	// demotion this way keeps stale views of its followers when it is
 	// elected again: acknowledged records lost (chaos seeds 3943, 6467).
 	MutantSkipDeadLeader Mutant = "skip-dead-leader"
+	// MutantHWGateOverMaximalIsr: with MinIsrGatesHW (3.7+) the HW gate
+	// counts the maximal ISR, a pending expansion included, instead of the
+	// committed ISR. Kafka's Partition.maybeIncrementLeaderHW returns early
+	// when isUnderMinIsr, which counts partitionState.isr, the committed
+	// ISR (KAFKA-15583): a follower whose addition the controller has not
+	// committed does not lift a partition out of under-min-ISR.
+	MutantHWGateOverMaximalIsr Mutant = "hw-gate-over-maximal-isr"
+	// MutantProduceGateOverMaximalIsr: an acks=all produce is refused
+	// (NOT_ENOUGH_REPLICAS) when the maximal ISR, a pending expansion
+	// included, is below min.insync.replicas, instead of the committed ISR.
+	// Kafka's Partition.appendRecordsToLeader counts partitionState.isr
+	// ("inSyncSize = partitionState.isr.size"): the committed ISR.
+	MutantProduceGateOverMaximalIsr Mutant = "produce-gate-over-maximal-isr"
+	// MutantTruncateKeepsRecoveryPoint: truncating a log does not lower its
+	// recovery point to the new end (storage.MutantTruncateKeepsRecoveryPoint,
+	// which the broker passes to its logs).
+	MutantTruncateKeepsRecoveryPoint Mutant = Mutant(storage.MutantTruncateKeepsRecoveryPoint)
 )
 
 // The simulation's seeded bugs: what the deterministic simulation's checks
@@ -142,10 +165,17 @@ const (
 	// (lastCaughtUpTime is the last fetch's time), so a follower that
 	// fetches but never reaches the LEO stays in the ISR for ever.
 	MutantLagFromLastFetch Mutant = "lag-from-last-fetch"
+	// MutantCaughtUpNow: a follower whose fetch reaches the LEO the leader
+	// had at its previous fetch, but not the LEO now, counts as caught up
+	// now. Kafka's Replica.updateFetchState sets lastCaughtUpTimeMs to the
+	// previous fetch's time then (lastFetchTimeMs): the follower held
+	// everything up to that LEO only from then on, so a follower that
+	// fetches rarely leaves the ISR though each fetch reaches the last LEO.
+	MutantCaughtUpNow Mutant = "caught-up-now"
 )
 
 // SimMutants lists the simulation's seeded bugs.
-var SimMutants = []Mutant{MutantConsumerPastHW, MutantLagFromLastFetch}
+var SimMutants = []Mutant{MutantConsumerPastHW, MutantLagFromLastFetch, MutantCaughtUpNow}
 
 // Mutants lists every mutant, in the order reports show them.
 var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, MutantHWOverAllReplicas,
@@ -153,7 +183,8 @@ var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, 
 	MutantAckOnAppend, MutantNoEpochStartCheck, MutantReelectionViewReset, MutantUpdateDivergingFetchState,
 	MutantIgnoreDivergingEpoch, MutantHWOverCommittedIsr, MutantStalePartitionEpoch, MutantFetchHWAfterUpdate,
 	MutantReelectionFailsProduce, MutantDropOrphanFetch, MutantExpandDeadFollower, MutantUndefinedToHW,
-	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantSkipDeadLeader}
+	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantSkipDeadLeader, MutantHWGateOverMaximalIsr,
+	MutantProduceGateOverMaximalIsr, MutantTruncateKeepsRecoveryPoint}
 
 // staleFetchServed is the release's StaleFetchServed, unless the
 // drop-orphan-fetch mutant is on.
@@ -161,12 +192,19 @@ func (b *Broker) staleFetchServed() bool {
 	return b.rel.StaleFetchServed && !b.mutant(MutantDropOrphanFetch) // mutant hook: an orphan fetch is dropped
 }
 
-// mutant reports whether m is enabled (Config.Mutants).
-func (b *Broker) mutant(m Mutant) bool {
-	for _, x := range b.cfg.Mutants {
-		if x == m {
-			return true
+// storageMutants are the enabled mutants that are the storage's: the
+// broker passes them to the logs it opens.
+func (b *Broker) storageMutants() []storage.Mutant {
+	var out []storage.Mutant
+	for _, m := range storage.Mutants {
+		if b.mutant(Mutant(m)) {
+			out = append(out, m)
 		}
 	}
-	return false
+	return out
+}
+
+// mutant reports whether m is enabled (Config.Mutants).
+func (b *Broker) mutant(m Mutant) bool {
+	return slices.Contains(b.cfg.Mutants, m)
 }

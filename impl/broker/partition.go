@@ -194,7 +194,7 @@ func (p *Partition) stateLocked() PartitionState {
 		Isr:            []int32{},
 	}
 	if snap, err := p.log.Snapshot(); err == nil {
-		s.LEO = snap.LEO
+		s.LEO, s.RecoveryPoint = snap.LEO, snap.RecoveryPoint
 		s.Log = make([]protocol.Record, len(snap.Records))
 		for i, r := range snap.Records {
 			s.Log[i] = protocol.Record{Offset: r.Offset, LeaderEpoch: r.LeaderEpoch, ID: r.ID}

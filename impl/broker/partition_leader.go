@@ -111,7 +111,11 @@ func (p *Partition) maybeIncrementLeaderHW() {
 	if p.b.mutant(MutantHWOverAllReplicas) { // mutant hook: every replica, not the ISR
 		isr = p.replicas
 	}
-	if p.b.cfg.MinIsrGatesHW && len(p.isr) < p.b.cfg.MinInsyncReplicas {
+	gate := p.isr
+	if p.b.mutant(MutantHWGateOverMaximalIsr) { // mutant hook: a pending expansion lifts the gate
+		gate = p.hwIsr()
+	}
+	if p.b.cfg.MinIsrGatesHW && len(gate) < p.b.cfg.MinInsyncReplicas {
 		return
 	}
 	candidate := p.leo()
@@ -226,7 +230,11 @@ func (p *Partition) updateFollowerFetchState(f int32, fetchOffset, leaderLEO int
 	if fetchOffset >= leaderLEO {
 		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, now)
 	} else if rr.lastFetchLeaderLEO >= 0 && fetchOffset >= rr.lastFetchLeaderLEO {
-		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, rr.lastFetchTime)
+		caughtUp := rr.lastFetchTime
+		if p.b.mutant(MutantCaughtUpNow) { // mutant hook: caught up now, not at the previous fetch
+			caughtUp = now
+		}
+		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, caughtUp)
 	}
 	rr.lastFetchLeaderLEO = leaderLEO
 	rr.lastFetchTime = now
@@ -275,7 +283,11 @@ func (p *Partition) appendRecordsToLeader(req protocol.ProduceRequest, d *delaye
 	if p.role != Leader {
 		return -1, protocol.NotLeaderOrFollower, nil
 	}
-	if req.Acks == protocol.AcksAll && len(p.isr) < p.b.cfg.MinInsyncReplicas {
+	inSync := p.isr
+	if p.b.mutant(MutantProduceGateOverMaximalIsr) { // mutant hook: a pending expansion counts as in sync
+		inSync = p.hwIsr()
+	}
+	if req.Acks == protocol.AcksAll && len(inSync) < p.b.cfg.MinInsyncReplicas {
 		return -1, protocol.NotEnoughReplicas, nil
 	}
 	recs := make([]storage.Record, len(req.Records))

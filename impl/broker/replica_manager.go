@@ -103,7 +103,8 @@ func (rm *ReplicaManager) create(tp protocol.TopicPartition, hwCheckpoint int64,
 		// Releases whose cache can legitimately stop matching the log
 		// (0.11's greater-only assign; 2.1 without fencing, an ablation;
 		// 0.10.2 keeps no cache) skip the recovery check.
-		TolerateEpochMismatch: rm.b.rel.CacheAssign != release.TruncateAndAppend || !rm.b.cfg.Fencing})
+		TolerateEpochMismatch: rm.b.rel.CacheAssign != release.TruncateAndAppend || !rm.b.cfg.Fencing,
+		Mutants:               rm.b.storageMutants()})
 	if err != nil {
 		return nil, fmt.Errorf("broker %d: open log of %s: %w", rm.b.cfg.BrokerID, tp, err)
 	}

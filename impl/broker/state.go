@@ -46,6 +46,9 @@ type PartitionState struct {
 	HW           int64
 	HWCheckpoint int64
 	LEO          int64
+	// RecoveryPoint is the log's recovery point (not in the spec): the
+	// records below it are fsynced. It never exceeds the LEO.
+	RecoveryPoint int64
 	// LeaderEpoch is leaderEpoch[r] (-1 if none), Leader leader[r]
 	// (protocol.NoLeader if none).
 	LeaderEpoch int32

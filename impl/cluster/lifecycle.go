@@ -180,7 +180,7 @@ func readDurable(dir string, tps []protocol.TopicPartition) (map[protocol.TopicP
 		for i, r := range snap.Records {
 			st.Log[i] = protocol.Record{Offset: r.Offset, LeaderEpoch: r.LeaderEpoch, ID: r.ID}
 		}
-		st.LEO = snap.LEO
+		st.LEO, st.RecoveryPoint = snap.LEO, snap.RecoveryPoint
 		st.EpochCache = []broker.EpochEntry{}
 		for _, e := range snap.Epochs {
 			st.EpochCache = append(st.EpochCache, broker.EpochEntry{Epoch: e.Epoch, Start: e.StartOffset})

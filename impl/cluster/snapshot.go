@@ -79,6 +79,9 @@ type PartitionSnapshot struct {
 	PendingIsr     []int32
 	// ProduceEpoch is produceEpoch[r] (-1 unless leader).
 	ProduceEpoch int32
+	// RecoveryPoint is the log's recovery point, not in the spec: the
+	// records below it are fsynced (what a power loss keeps).
+	RecoveryPoint int64
 }
 
 // ControllerSnapshot is ctrlLeader, ctrlEpoch and ctrlIsr.
@@ -235,7 +238,7 @@ func PartitionSnapshotOf(p broker.PartitionState, replicas []int32) PartitionSna
 		HW: p.HW, HWCheckpoint: p.HWCheckpoint, LEO: p.LEO, LeaderEpoch: p.LeaderEpoch, Leader: p.Leader,
 		Isr: slices.Clone(p.Isr), FollowerLEO: maps.Clone(p.FollowerLEO), FetchState: string(p.FetchState),
 		PartitionEpoch: p.PartitionEpoch, FetchInFlight: p.FetchInFlight, PendingIsr: slices.Clone(p.PendingIsr),
-		ProduceEpoch: p.ProduceEpoch,
+		ProduceEpoch: p.ProduceEpoch, RecoveryPoint: p.RecoveryPoint,
 	}
 	if ps.Role == "" {
 		ps.Role = string(broker.Offline)

@@ -293,6 +293,14 @@ func (c *Controller) Elect(tp TopicPartition, strategy ElectionStrategy) (Electi
 				isr = append(slices.Clone(isr), leader)
 			}
 		}
+		if c.cfg.UncleanLeaderElectionEnable && c.cfg.mutant(MutantUncleanPrefersOutOfIsr) { // mutant hook: out-of-ISR replicas first
+			for _, id := range c.filterLive(replicas) {
+				if !slices.Contains(isr, id) {
+					leader, ok = id, true
+					break
+				}
+			}
+		}
 		if !ok {
 			return ElectionResult{}, partitionError(ErrEligibleLeadersNotAvailable, tp, ReasonNoEligibleReplica,
 				"no live replica of %v in ISR %v (unclean.leader.election.enable=%t)", replicas, isr, c.cfg.UncleanLeaderElectionEnable)

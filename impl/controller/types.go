@@ -184,9 +184,22 @@ type Config struct {
 // that the simulation's model validation catches it.
 type Mutant string
 
-// MutantOfflineElectionIgnoresIsr: the offline election picks the first
-// live replica whether or not it is in the ISR, and calls it clean.
-const MutantOfflineElectionIgnoresIsr Mutant = "offline-election-ignores-isr"
+const (
+	// MutantOfflineElectionIgnoresIsr: the offline election picks the first
+	// live replica whether or not it is in the ISR, and calls it clean.
+	MutantOfflineElectionIgnoresIsr Mutant = "offline-election-ignores-isr"
+	// MutantUncleanPrefersOutOfIsr: with unclean.leader.election.enable the
+	// offline election tries the live replicas outside the ISR first, so it
+	// elects uncleanly (ISR reset to the new leader) although a live ISR
+	// member could lead. Kafka's PartitionLeaderElectionAlgorithms.
+	// offlinePartitionLeaderElection looks outside the ISR only when no
+	// live replica is in it ("if (uncleanLeaderElectionEnabled) ... else
+	// None", after the ISR search found none).
+	MutantUncleanPrefersOutOfIsr Mutant = "unclean-prefers-out-of-isr"
+)
+
+// Mutants lists the controller's seeded bugs.
+var Mutants = []Mutant{MutantOfflineElectionIgnoresIsr, MutantUncleanPrefersOutOfIsr}
 
 func (c Config) mutant(m Mutant) bool {
 	for _, x := range c.Mutants {

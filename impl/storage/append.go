@@ -169,6 +169,8 @@ func (l *Log) truncateSegments(offset int64) error {
 		return err
 	}
 	l.dirtyDir = false
-	l.flushed = min(l.flushed, offset)
+	if !hasMutant(l.opts.Mutants, MutantTruncateKeepsRecoveryPoint) { // mutant hook: the recovery point stays
+		l.flushed = min(l.flushed, offset)
+	}
 	return nil
 }

@@ -127,7 +127,22 @@ func ReadLeaderEpochCheckpoint(path string) ([]EpochEntry, error) {
 
 // WriteLeaderEpochCheckpoint atomically replaces the file at path.
 func WriteLeaderEpochCheckpoint(path string, entries []EpochEntry) error {
-	return writeCheckpoint(leaderEpochFormat, path, entries)
+	return writeLeaderEpochCheckpoint(path, entries, nil)
+}
+
+// writeLeaderEpochCheckpoint is WriteLeaderEpochCheckpoint with seeded
+// bugs (Mutant).
+func writeLeaderEpochCheckpoint(path string, entries []EpochEntry, mutants []Mutant) error {
+	f := leaderEpochFormat
+	if hasMutant(mutants, MutantCheckpointEqualStarts) { // mutant hook: an equal start offset is written
+		f.follows = func(seen []EpochEntry, cur EpochEntry) string {
+			if n := len(seen); n > 0 && cur.Epoch > seen[n-1].Epoch && cur.StartOffset == seen[n-1].StartOffset {
+				return ""
+			}
+			return leaderEpochFormat.follows(seen, cur)
+		}
+	}
+	return writeCheckpoint(f, path, entries)
 }
 
 // ReadReplicationOffsetCheckpoint reads a replication-offset-checkpoint

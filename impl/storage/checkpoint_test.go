@@ -174,3 +174,18 @@ func TestCorruptEpochCheckpointRefusesToLoad(t *testing.T) {
 		t.Errorf("Open with a corrupt checkpoint: %v", err)
 	}
 }
+
+// The writer at its boundary (CheckCheckpointWriter, which verify runs
+// too): it refuses an entry equal to the one before it in epoch or start
+// offset, and the check catches a writer that lets an equal start offset
+// through.
+func TestCheckpointWriterAtItsBoundary(t *testing.T) {
+	if err := CheckCheckpointWriter(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckCheckpointWriter(t.TempDir(), MutantCheckpointEqualStarts)
+	if err == nil || !strings.Contains(err.Error(), "an equal start offset") {
+		t.Fatalf("with the writer accepting equal start offsets: %v, want the equal start offset named", err)
+	}
+	t.Logf("caught: %v", err)
+}

@@ -40,6 +40,7 @@ type LeaderEpochFileCache struct {
 	path    string
 	rule    release.CacheAssign
 	entries []EpochEntry
+	mutants []Mutant // seeded bugs of the writer (Options.Mutants)
 }
 
 // NewLeaderEpochFileCache loads the cache from the checkpoint file at path,
@@ -162,7 +163,7 @@ func (c *LeaderEpochFileCache) Kip101EndOffset(epoch int32, leo int64) int64 {
 
 // replace writes next to the checkpoint and then adopts it. Caller holds mu.
 func (c *LeaderEpochFileCache) replace(next []EpochEntry) error {
-	if err := WriteLeaderEpochCheckpoint(c.path, next); err != nil {
+	if err := writeLeaderEpochCheckpoint(c.path, next, c.mutants); err != nil {
 		return err
 	}
 	c.entries = next

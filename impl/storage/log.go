@@ -45,6 +45,9 @@ type Options struct {
 	// appends), and a broker running them passes this. Entries beyond the
 	// LEO are dropped either way (see Open).
 	TolerateEpochMismatch bool
+	// Mutants are seeded bugs (Mutant), for the checks that must catch
+	// them; never set otherwise.
+	Mutants []Mutant
 }
 
 // Recovery describes the tail that Open cut off under Options.Recover.
@@ -119,6 +122,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		l.closeFiles()
 		return nil, err
 	}
+	cache.mutants = opts.Mutants
 	l.cache = cache
 	if err := cache.TruncateFromEnd(l.leo()); err != nil {
 		l.closeFiles()

@@ -21,6 +21,12 @@ import (
 // and on the implementation in stepped mode: after every step the
 // abstraction of the cluster must equal the model's state (refine.ReplayCase).
 func RefineReplayRows(tracesDir string, progress io.Writer) []Row {
+	return RefineReplayRowsWith(tracesDir, refine.Options{}, progress)
+}
+
+// RefineReplayRowsWith is RefineReplayRows with the replays' options (the
+// test that shows these rows catch seeded bugs seeds them there).
+func RefineReplayRowsWith(tracesDir string, opt refine.Options, progress io.Writer) []Row {
 	files, err := refine.Discover(tracesDir)
 	if err != nil {
 		return []Row{{Stage: "refine", Item: tracesDir, Expected: "traces found", Found: "error: " + err.Error(), Status: Fail}}
@@ -46,7 +52,14 @@ func RefineReplayRows(tracesDir string, progress io.Writer) []Row {
 			if progress != nil {
 				fmt.Fprintf(progress, "hwepoch verify: [refine] replaying %s on the implementation\n", c.Name)
 			}
-			row := refineRow(item, c.Config, c.Trace.Len(), time.Now(), refine.ReplayCase(c, refine.Options{}))
+			row := refineRow(item, c.Config, c.Trace.Len(), time.Now(), refine.ReplayCase(c, opt))
+			if c.Refuse != nil {
+				refused := trace.ActionString(*c.Refuse)
+				row.Expected += ", then refuses " + refused
+				if row.Status == Pass {
+					row.Found += ", then refused " + refused
+				}
+			}
 			// A scenario's case is named "FILE [POLICY VARIANT]".
 			if i := strings.LastIndex(c.Name, " ["); i >= 0 && strings.HasSuffix(c.Name, "]") {
 				row.Policy = c.Name[i+2 : len(c.Name)-1]

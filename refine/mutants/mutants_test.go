@@ -114,7 +114,8 @@ func tableMutants(doc, heading, prefix string) []string {
 // Each behaviour issue 10 restored to the releases has a named trace made
 // for it, and that trace alone catches the behaviour's mutant: the check
 // does not rest on a random trace happening to reach it. Without the mutant
-// the trace replays (the baseline of this test).
+// the trace replays (the baseline of this test). So do the behaviours of
+// issue 19's seeded bugs that a trace can show.
 func TestRestoredBehavioursHaveTheirTraces(t *testing.T) {
 	traces := filepath.Join("..", "..", "traces")
 	for _, tc := range []struct {
@@ -132,6 +133,13 @@ func TestRestoredBehavioursHaveTheirTraces(t *testing.T) {
 		{broker.MutantStalePartitionEpoch, "scenarios/alter-partition-pending.scenario"},
 		{broker.MutantExpandDeadFollower, "regressions/kip841-no-expand-of-dead-follower.itf.json"},
 		{broker.MutantUndefinedToHW, "regressions/undefined-diverging-epoch-keeps-fetch-offset.itf.json"},
+		// Issue 19: 3.9's min.insync.replicas gates count the committed ISR
+		// (the scenario's HW with an expansion pending, and its refuse
+		// line); every truncation below the recovery point shows a kept
+		// recovery point (KIP-101's first scenario restarts, then truncates).
+		{broker.MutantHWGateOverMaximalIsr, "scenarios/min-isr-pending-expansion.scenario"},
+		{broker.MutantProduceGateOverMaximalIsr, "scenarios/min-isr-pending-expansion.scenario"},
+		{broker.MutantTruncateKeepsRecoveryPoint, "scenarios/kip101-scenario-1.scenario"},
 	} {
 		t.Run(string(tc.m), func(t *testing.T) {
 			files := []string{filepath.Join(traces, filepath.FromSlash(tc.file))}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/controller"
 )
 
 // CampaignOptions are a run of many seeds.
@@ -14,6 +15,8 @@ type CampaignOptions struct {
 	Events   int
 	Dir      string
 	Mutants  []broker.Mutant
+	// ControllerMutants are seeded controller bugs.
+	ControllerMutants []controller.Mutant
 	// Parallel runs this many seeds at a time (default 1). Each run is a
 	// function of its seed alone, so the results do not depend on it.
 	Parallel int
@@ -35,7 +38,7 @@ func Campaign(opt CampaignOptions, each func(Result)) {
 			defer wg.Done()
 			for j := range jobs {
 				j.out <- Run(Options{Seed: opt.First + uint64(j.i), Settings: opt.Settings, Events: opt.Events,
-					Dir: opt.Dir, Mutants: opt.Mutants})
+					Dir: opt.Dir, Mutants: opt.Mutants, ControllerMutants: opt.ControllerMutants})
 			}
 		}()
 	}

@@ -73,13 +73,21 @@ type Validator struct {
 	// (controller.ElectionStrategy's names); Kinds the model steps by action.
 	Elections map[string]int
 	Kinds     map[model.ActionKind]int
-	expected  []string
+	// Unclean counts the elections of a leader from outside the ISR.
+	Unclean int
+	// expected are the invariants checked after every decision: those the
+	// configuration promises (refine.ExpectedInvariants).
+	expected []string
+	mutants  []Mutant
 }
 
 // NewValidator starts at the model's initial state.
-func NewValidator(cfg *model.Config) *Validator {
+func NewValidator(cfg *model.Config) *Validator { return newValidator(cfg, nil) }
+
+// newValidator is NewValidator with seeded bugs of the validator itself.
+func newValidator(cfg *model.Config, mutants []Mutant) *Validator {
 	return &Validator{cfg: cfg, s: model.Init(cfg), expected: refine.ExpectedInvariants(cfg),
-		Elections: map[string]int{}, Kinds: map[model.ActionKind]int{}}
+		Elections: map[string]int{}, Kinds: map[model.ActionKind]int{}, mutants: mutants}
 }
 
 // State is the model's state after the steps so far.
@@ -100,6 +108,9 @@ func (v *Validator) Observe(st cluster.SimStep) error {
 		if err != nil {
 			return fmt.Errorf("the implementation took %s, which the model does not enable: %v\nthe model's state:\n%s", step, err, v.render())
 		}
+		if a.Kind == model.Elect && !slices.Contains(v.s.CtrlIsr, a.R) {
+			v.Unclean++
+		}
 		v.s = next
 		v.Kinds[a.Kind]++
 		if st, ok := e.Params["strategy"]; ok {
@@ -111,7 +122,7 @@ func (v *Validator) Observe(st cluster.SimStep) error {
 	if _, m := refine.CheckSnapshot(v.cfg, st.Snapshot, v.s); m != nil {
 		return fmt.Errorf("after %s: %s\n%s", st.Decision, m.What, m.Diff)
 	}
-	if bad := refine.Violated(v.cfg, v.s, v.expected); len(bad) > 0 {
+	if bad := refine.Violated(v.cfg, v.s, v.expected); len(bad) > 0 && !v.mutant(MutantSkipsInvariants) { // mutant hook: not checked
 		return &PromiseError{Decision: st.Decision, Invariants: bad, Config: v.cfg.String()}
 	}
 	if st.Read != nil {
@@ -140,7 +151,8 @@ func (v *Validator) checkRead(r cluster.ConsumerRead) error {
 	log := v.s.Log[i]
 	for _, rec := range resp.Records {
 		v.Records++
-		if rec.Offset >= hw {
+		atHW := rec.Offset == hw && v.mutant(MutantReadAtHW) // mutant hook: a record at the HW passes
+		if rec.Offset >= hw && !atHW {
 			return fmt.Errorf("consumer read from leader %d at offset %d was served record %d (id %d) at or above the leader's HW %d", r.Broker, r.Offset, rec.Offset, rec.ID, hw)
 		}
 		if rec.Offset < r.Offset || rec.Offset >= int64(len(log)) || int64(log[rec.Offset].ID) != rec.ID || int32(log[rec.Offset].Epoch) != rec.LeaderEpoch {
@@ -198,6 +210,8 @@ type Options struct {
 	Mutants  []broker.Mutant
 	// ControllerMutants are seeded controller bugs.
 	ControllerMutants []controller.Mutant
+	// CheckerMutants are seeded bugs of the validator itself.
+	CheckerMutants []Mutant
 }
 
 // Result is a validated run.
@@ -237,7 +251,7 @@ func run(opt Options, promise func(*model.Config) []string) Result {
 	if err != nil {
 		return Result{SimResult: cluster.SimResult{Seed: opt.Seed, Settings: settings, Err: err}}
 	}
-	v := NewValidator(cfg)
+	v := newValidator(cfg, opt.CheckerMutants)
 	if promise != nil {
 		v.expected = promise(cfg)
 	}

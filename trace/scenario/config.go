@@ -235,8 +235,13 @@ func (s Scenario) config(c Case) (model.Config, error) {
 		vals[c.Variant.Name] = v
 	}
 	var produce, elect, crash, isr int
-	for _, st := range s.StepsFor(c) {
-		switch st.Action.Kind {
+	// A refused action counts too: a bound must not be what refuses it.
+	acts := s.Actions(c)
+	if a := s.RefusalFor(c); a != nil {
+		acts = append(acts, *a)
+	}
+	for _, a := range acts {
+		switch a.Kind {
 		case model.Produce:
 			produce++
 		case model.Elect:

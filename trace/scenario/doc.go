@@ -37,11 +37,16 @@
 //	                        state; every other one holds at every state
 //	[SEL] Action(a, b)      a step: a spec action, positional arguments in the
 //	                        order of the spec operator's parameters
+//	refuse SEL... Action(a, b)
+//	                        an action the model does not enable after the
+//	                        last step; replayed on the implementation, it
+//	                        must be refused and change nothing (at most
+//	                        one per case)
 //	final SEL... FIELD [R] = VALUE
 //	                        an assertion on the last state
 //
 // name, config, policies, variants, check and expect come before the first
-// step; final lines come after the last. A run of the scenario is a Case: one
+// step; refuse and final lines come after the last. A run of the scenario is a Case: one
 // policy, and one variant when the scenario declares variants. Every case
 // must be covered by exactly one expect line.
 //
@@ -49,7 +54,7 @@
 //
 // SEL is a list of selectors: in brackets before a step ([LeaderEpoch],
 // [HighWatermark Kip101], [LeaderEpoch Fencing=TRUE]), as bare words after
-// expect and final (expect LeaderEpoch Fencing=TRUE holds). Each selector is
+// expect, refuse and final (expect LeaderEpoch Fencing=TRUE holds). Each selector is
 // a policy of the policies line or a variant of the variants line. A case
 // matches when its policy is among the policies named (or none is named)
 // and its variant is among the variants named (or none is named); no
@@ -71,7 +76,8 @@
 // MinIsrGatesHW under DivergingEpoch = 3.9.0); setting one makes the cases
 // whose release differs ablations. MaxRecords, MaxEpoch and MaxCrashes
 // default, per case, to exactly what the case's steps need (its Produce,
-// Elect and Crash steps), MaxPartitionEpoch to a bound the partition epoch
+// Elect and Crash steps, and its refuse line's action, so that no bound is
+// what refuses it), MaxPartitionEpoch to a bound the partition epoch
 // cannot reach (one per Elect, ShrinkIsr, ExpandIsr and Crash step): bounds
 // exist to make TLC's state space finite and carry no meaning in a scenario. Truncation is
 // not a config constant here: it is set per case by the policies line. Values

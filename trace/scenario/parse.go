@@ -120,6 +120,8 @@ func (p *parser) line(n int, raw string) error {
 	case "final":
 		p.finals = true
 		return p.final(n, rest)
+	case "refuse":
+		return p.refuse(n, rest)
 	default:
 		return p.step(n, text, block)
 	}
@@ -261,6 +263,27 @@ func (p *parser) step(n int, text string, note []string) error {
 	return nil
 }
 
+// refuse reads "SEL... Action(arg, ...)", after the steps.
+func (p *parser) refuse(n int, rest string) error {
+	if !p.steps {
+		return p.errAt(n, "refuse", "refuse lines come after the steps: the action is refused after the last one")
+	}
+	all := strings.Fields(rest)
+	at := slices.IndexFunc(all, func(tok string) bool { return strings.Contains(tok, "(") })
+	if at < 0 {
+		return p.errAt(n, rest, "write: refuse [POLICY|VARIANT ...] Action(arg, ...)")
+	}
+	text := strings.Join(all[at:], " ")
+	a, err := parseAction(text)
+	if err != nil {
+		return p.errAt(n, text, "%v", err)
+	}
+	idx := len(p.sc.Refusals)
+	p.sc.Refusals = append(p.sc.Refusals, Refusal{Line: n, Text: text, Action: a})
+	p.sels = append(p.sels, rawSelector{line: n, toks: all[:at], set: func(s Selector) { p.sc.Refusals[idx].Only = s }})
+	return nil
+}
+
 // parseAction reads Name(arg, ...) with the arguments in the order of the
 // spec operator's parameters.
 func parseAction(text string) (model.Action, error) {
@@ -272,7 +295,7 @@ func parseAction(text string) (model.Action, error) {
 				return model.Action{}, fmt.Errorf("write the action with its arguments, e.g. %s(r1)", name)
 			}
 		}
-		return model.Action{}, fmt.Errorf("not a directive (name, config, policies, variants, check, expect, final) nor a step Action(arg, ...)")
+		return model.Action{}, fmt.Errorf("not a directive (name, config, policies, variants, check, expect, refuse, final) nor a step Action(arg, ...)")
 	}
 	k, err := model.ParseActionKind(name)
 	if err != nil {
@@ -369,6 +392,17 @@ func (p *parser) finish() error {
 				line = sc.consts[0].Line
 			}
 			return p.errAt(line, c.String(), "the constants of this case are not a valid configuration: %v", err)
+		}
+	}
+	for _, c := range sc.Cases() {
+		var lines []int
+		for _, r := range sc.Refusals {
+			if r.Only.Matches(c) {
+				lines = append(lines, r.Line)
+			}
+		}
+		if len(lines) > 1 {
+			return p.errAt(lines[1], c.String(), "this case has refuse lines %d and %d: a case refuses at most one action, after its last step", lines[0], lines[1])
 		}
 	}
 	for _, f := range sc.Finals {

@@ -77,6 +77,23 @@ func TestParseTiny(t *testing.T) {
 	}
 }
 
+// A refuse line names an action the model does not enable after the last
+// step of the cases it selects: the implementation must refuse it.
+func TestRefusal(t *testing.T) {
+	src := strings.Replace(tiny, "final log r1", "refuse HighWatermark Produce(r2)\nfinal log r1", 1)
+	sc, err := Parse("tiny.scenario", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw, le := sc.Cases()[0], sc.Cases()[1]
+	if a := sc.RefusalFor(hw); a == nil || *a != (model.Action{Kind: model.Produce, L: "r2"}) {
+		t.Errorf("HighWatermark refuses %v, want Produce(r2)", a)
+	}
+	if a := sc.RefusalFor(le); a != nil {
+		t.Errorf("LeaderEpoch refuses %v, want nothing (the line selects HighWatermark)", a)
+	}
+}
+
 func TestVariantsMakeCases(t *testing.T) {
 	src := strings.Replace(tiny, "policies HighWatermark LeaderEpoch", "policies LeaderEpoch\nvariants Fencing=FALSE Fencing=TRUE", 1)
 	src = strings.Replace(src, "expect HighWatermark holds\nexpect LeaderEpoch holds", "expect Fencing=FALSE holds\nexpect LeaderEpoch Fencing=TRUE holds", 1)
@@ -141,6 +158,11 @@ func TestErrorsNameLineAndToken(t *testing.T) {
 		{"no name", "name tiny\n", "", 0, "", "no name line"},
 		{"dup name", "name tiny", "name tiny\nname tiny", 6, "name", "a second name line"},
 		{"garbage", "Produce(r1)", "hello world", 15, "hello world", "not a directive"},
+		{"refusal enabled", "final log r1", "refuse Produce(r1)\nfinal log r1", 18, "Produce(r1)", "the model enables this action"},
+		{"refusal before the steps", "# phase one", "refuse Produce(r2)\n# phase one", 12, "refuse", "after the steps"},
+		{"two refusals", "final log r1", "refuse Produce(r2)\nrefuse LeaderEpoch SendFetch(r1)\nfinal log r1", 19, "LeaderEpoch", "refuse lines 18 and 19"},
+		{"refusal syntax", "final log r1", "refuse Produce\nfinal log r1", 18, "Produce", "write: refuse"},
+		{"refusal selector", "final log r1", "refuse Kip101 Produce(r2)\nfinal log r1", 18, "Kip101", "a selector names a policy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(tiny, tc.old) {

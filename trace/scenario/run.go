@@ -128,6 +128,12 @@ func (s Scenario) Walk(c Case, visit func(i int, st trace.Step, line int) error)
 			return v, err
 		}
 	}
+	if r := s.refusal(c); r != nil {
+		if _, err := model.Apply(&cfg, st, r.Action); err == nil {
+			return v, &Error{File: s.Path, Line: r.Line, Token: r.Text,
+				Msg: fmt.Sprintf("case %s: the model enables this action after the last step; a refuse line names one it does not", c)}
+		}
+	}
 	v.FailedFinals = s.failedFinals(c, &cfg, &st)
 	return v, nil
 }

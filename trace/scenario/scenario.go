@@ -20,6 +20,7 @@ type Scenario struct {
 	Steps       []Step
 	Expects     []Expect
 	Finals      []Final
+	Refusals    []Refusal
 
 	consts []constant // the config lines, in order
 }
@@ -118,6 +119,36 @@ func (e Expect) String() string {
 		return "holds"
 	}
 	return "violates " + strings.Join(e.Violates, " ")
+}
+
+// Refusal is one refuse line: an action the model does not enable after
+// the last step of the cases it selects, which the implementation must
+// refuse, changing nothing (a guard a scenario's steps cannot show, such as
+// a produce refused NOT_ENOUGH_REPLICAS).
+type Refusal struct {
+	Line   int
+	Only   Selector
+	Text   string // the action as written, for messages
+	Action model.Action
+}
+
+// RefusalFor is the action case c must refuse after its last step, if its
+// scenario has a refuse line for it (the parser allows at most one).
+func (s Scenario) RefusalFor(c Case) *model.Action {
+	if r := s.refusal(c); r != nil {
+		a := r.Action
+		return &a
+	}
+	return nil
+}
+
+func (s Scenario) refusal(c Case) *Refusal {
+	for i, r := range s.Refusals {
+		if r.Only.Matches(c) {
+			return &s.Refusals[i]
+		}
+	}
+	return nil
 }
 
 // Final is one final assertion.
