@@ -313,6 +313,9 @@ func TestConfigurationTableIsCurrent(t *testing.T) {
 		if c.Rel().AsyncIsr {
 			bounds += fmt.Sprintf("; ISR proposals below partition epoch %d", c.MaxPartitionEpoch)
 		}
+		if c.MissedLeaderAndIsr {
+			bounds += "; a LeaderAndIsr may be missed"
+		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", e.Name, c.Truncation, e.Release, reps, c.Acks,
 			c.MinInsyncReplicas, yes(c.Fencing), yes(c.UncleanLeaderElectionEnable), yes(c.UnflushedLoss),
 			bounds, verify.Expectation(e), rec)
