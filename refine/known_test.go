@@ -127,6 +127,33 @@ var known = []struct {
 	},
 	violates: "StrongIsr",
 }, {
+	file: "stale-fetch-update-across-leader-changes-3.9.itf.json",
+	note: "Issue 25's finding 1 under Kafka 3.9.0 (docs/findings.md): stale-fetch-update-across-leader-changes.itf.json's " +
+		"story with 3.9's steps, written by hand from it. r3's fetch at offset 1 is read by r1 in epoch 0 (3.9.0-rc3 " +
+		"Partition.fetchRecords reads under leaderIsrUpdateLock); r1 applies epoch 1 (r2 leads) and epoch 2 (r1 leads, a new " +
+		"leader: views reset); the update (updateFollowerFetchState, after the lock is released, checking the broker epoch " +
+		"only) lands in epoch 2, r1's view of r3 becomes 1. r3, following r2, truncates m1 by divergingEpoch; r1's " +
+		"AlterPartition takes r2 out of the ISR, and the committed ISR {r1, r3} lets the HW pass m1, which r3 lacks.",
+	cfg: model.Config{Replicas: []model.Replica{"r1", "r2", "r3"}, Truncation: model.DivergingEpoch, Fencing: true, Acks: "all",
+		MinInsyncReplicas: 2, MinIsrGatesHW: true, MaxRecords: 1, MaxEpoch: 2, MaxCrashes: 0, MaxPartitionEpoch: 3},
+	actions: []model.Action{
+		{Kind: model.Elect, R: "r1"}, {Kind: model.Elect, R: "r2"}, {Kind: model.Elect, R: "r1"},
+		{Kind: model.HandleLeaderAndIsr, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
+		{Kind: model.HandleLeaderAndIsr, R: "r2"}, {Kind: model.HandleLeaderAndIsr, R: "r3"},
+		{Kind: model.Produce, L: "r1"},
+		{Kind: model.SendFetch, F: "r3"}, {Kind: model.HandleFetch, L: "r1", F: "r3"},
+		{Kind: model.UpdateFollowerFetchState, L: "r1", F: "r3"}, {Kind: model.HandleFetchResponse, F: "r3"},
+		{Kind: model.SendFetch, F: "r3"}, {Kind: model.HandleLeaderAndIsr, R: "r3"},
+		{Kind: model.HandleFetch, L: "r1", F: "r3"},
+		{Kind: model.HandleLeaderAndIsr, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r1"},
+		{Kind: model.UpdateFollowerFetchState, L: "r1", F: "r3"}, {Kind: model.HandleFetchResponse, F: "r3"},
+		{Kind: model.SendFetch, F: "r3"}, {Kind: model.HandleFetch, L: "r2", F: "r3"},
+		{Kind: model.HandleFetchResponse, F: "r3"},
+		{Kind: model.ShrinkIsr, L: "r1", F: "r2"}, {Kind: model.HandleAlterPartition, L: "r1"},
+		{Kind: model.HandleAlterPartitionResponse, L: "r1"},
+	},
+	violates: "StrongIsr",
+}, {
 	file: "undefined-diverging-epoch-keeps-fetch-offset.itf.json",
 	note: "An UNDEFINED divergingEpoch end offset truncates to the fetch offset in 3.9 (AbstractFetcherThread." +
 		"getOffsetTruncationState: \"the initial fetch offset will be used for truncation\"), not to the HW as 0.11.0's " +
