@@ -13,7 +13,9 @@ import (
 	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/verify"
+	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 func init() {
@@ -50,6 +52,10 @@ Stages:
              the manifest's verdict, TLC's recorded distinct states and
              depth (traces/tlc/runs.json) and the explorer's own recorded
              run (traces/explorer/runs.json, hwepoch check -record)
+  tlc-small  (--all) the explorer against TLC's numbers on every small
+             configuration of model/explore/testdata/tlc-small.json, which
+             together combine every switch of the spec under every release
+             (go test compares a representative subset)
   tlc-trace  every trace TLC exported (traces/tlc/*.json, traces/tlc/sim/)
              replayed on the model, state equal at every step; it must
              violate exactly what its run recorded, at its last state
@@ -176,6 +182,16 @@ flags:
 	stage("explore", func() []verify.Row {
 		return verify.ExploreRows(context.Background(), man, verify.Records{TLC: runs, Explorer: exRuns},
 			verify.ExplorePlan{Mode: mode, Budget: *budget, Workers: *workers, Verbose: *verbose}, progress)
+	})
+	stage("tlc-small", func() []verify.Row {
+		if mode != verify.All {
+			return skip("tlc-small", "skipped (minutes; go test compares a representative subset; run hwepoch verify --all)")
+		}
+		sum, err := tlcjson.FileSHA256(filepath.Join(specDir, "Replication.tla"))
+		if err != nil {
+			return []verify.Row{{Stage: "tlc-small", Item: "spec", Expected: "readable", Found: "error: " + err.Error(), Status: verify.Fail}}
+		}
+		return verify.SmallRows(context.Background(), explore.SmallRunsPath(filepath.Dir(specDir)), sum, *workers, progress)
 	})
 	stage("tlc-trace", func() []verify.Row { return verify.TLCTraceRows(man, runsDir) })
 	stage("scenario", func() []verify.Row {
