@@ -212,7 +212,8 @@ flags:
 						Size: "skipped (a minute or more; run hwepoch lemmas " + p.Config + ")", Expected: "-", Found: "not run", Status: verify.Skipped})
 				}
 			}
-			return append(verify.LemmaRows(context.Background(), man, plans, progress, "hwepoch verify: [lemma] "), skipped...)
+			return append(verify.LemmaRowsAgainstRecording(context.Background(), man, plans, progress, "hwepoch verify: [lemma] ",
+				lemmas.RecordingPath(specDir), runs), skipped...)
 		})
 	}
 	// Every trace on model and implementation takes well under a second,
