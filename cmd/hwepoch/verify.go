@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +23,11 @@ import (
 func init() {
 	register("verify", "the main job: every check of the project, one verdict (explorer, TLC traces, scenarios, refinement, chaos)", runVerify)
 }
+
+// verified, when a test sets it, gets a copy of verify's rows and stage
+// times before the report is written: TestVerifyQuick renders them again
+// as -v -traces would instead of running every check a second time.
+var verified func(rows []verify.Row, took map[string]time.Duration, mode verify.Mode)
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("verify", flag.ContinueOnError)
@@ -245,6 +252,9 @@ flags:
 	}
 	stage("simulate", func() []verify.Row { return verify.SimulationRows(simPlan, items) })
 
+	if verified != nil {
+		verified(slices.Clone(rows), maps.Clone(took), mode)
+	}
 	writeVerifyReport(stdout, rows, took, mode, *traces, *verbose)
 	for _, nt := range notes {
 		for _, l := range verify.Wrap(nt, verify.Width+4, "  ") {
