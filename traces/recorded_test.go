@@ -181,9 +181,10 @@ func TestCIConfigurationsAreSmall(t *testing.T) {
 // TestRecordedLemmasAreCurrent fails when the spec or a configuration
 // changed after the lemma results in traces/lemmas.json were recorded, when
 // a plan of internal/lemmas has no record (or a record has no plan), and
-// when a record does not give its plan's verdicts. TestLemmaPlans compares
-// the plans that run in go test with fresh results; this covers the ones
-// that take longer too. Rerun `hwepoch lemmas -all -record` to re-record.
+// when a record does not give its plan's verdicts. hwepoch verify's lemma
+// stage (TestLemmaPlans for hw-acked-loss) compares fresh results with the
+// records; this holds every record, those of the plans that take longer
+// too, to the files. Rerun `hwepoch lemmas -all -record` to re-record.
 func TestRecordedLemmasAreCurrent(t *testing.T) {
 	rec, err := lemmas.LoadRecording("lemmas.json")
 	if err != nil {

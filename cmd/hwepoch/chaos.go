@@ -59,6 +59,8 @@ A failing seed prints its fault schedule and writes to -out:
                               implementation; hwepoch replay FILE replays it,
                               hwepoch render FILE -svg OUT draws it;
   seed-N-POLICY.svg           that trace drawn.
+(-shrink N shrinks and draws only the first N seeds that lose or diverge:
+a campaign expected to find many spends most of its time shrinking.)
 
 -out is tried before the first seed runs: it is created if missing
 (and removed again at the end if no seed wrote into it) and a file is
@@ -112,6 +114,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	maxDelay := fs.Duration("max-delay", 2*time.Millisecond, "-free: largest network delay (keep well below request.timeout.ms)")
 	expect := fs.String("expect", "auto", "holds | violated | any | auto (see above)")
 	out := fs.String("out", "chaos-failures", "directory for failing seeds' runs and shrunk traces")
+	shrinkMax := fs.Int("shrink", -1, "simulation: shrink (and draw) the runs of at most this many seeds that lose or diverge, the first ones; the others' runs are written unshrunk (-1: every one)")
 	replay := fs.String("replay", "", "instead, replay a run written to -out (a .sim file or a -free run's .steps file)")
 	verbose := fs.Bool("v", false, "print every seed, and failing seeds' whole fault schedules")
 	printLog := fs.Bool("log", false, "simulation: print each seed's event log (every decision, the events it caused, a status line per broker); with -replay, the replayed seed's")
@@ -163,6 +166,8 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 		return bad("-max-delay must be positive when -delay is, got %v", *maxDelay)
 	case *out == "":
 		return bad("-out must name a directory")
+	case *shrinkMax < -1:
+		return bad("-shrink must be -1 (every failing seed) or at least 0, got %d", *shrinkMax)
 	}
 	for _, kv := range settings {
 		cc := cluster.DefaultConfig("x")
@@ -202,11 +207,12 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	printWrapped(stdout, "chaos: %d simulated seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %d decisions of faults each, %d at a time; expect %s\n",
 		*seeds, *first, p, *brokers, a, *minIsr, *unclean, *unflushed, *fencing, *events, *parallel, want)
 	return simChaos(sim.CampaignOptions{First: *first, Seeds: *seeds, Settings: simSettings, Events: *events, Parallel: *parallel},
-		string(p), want, *out, *verbose, *printLog, stdout, stderr)
+		string(p), want, *out, *shrinkMax, *verbose, *printLog, stdout, stderr)
 }
 
 // simChaos runs the simulated campaign.
-func simChaos(opt sim.CampaignOptions, policy, want, out string, verbose, printLog bool, stdout, stderr io.Writer) int {
+// At most shrinkMax failing seeds (-1: all) are shrunk.
+func simChaos(opt sim.CampaignOptions, policy, want, out string, shrinkMax int, verbose, printLog bool, stdout, stderr io.Writer) int {
 	start := time.Now()
 	lastReport := start
 	var lost, broken, acked, reads, done, unwritten int
@@ -241,7 +247,8 @@ func simChaos(opt sim.CampaignOptions, policy, want, out string, verbose, printL
 			sched = append(append([]string(nil), sched[:12]...), fmt.Sprintf("... %d more (-v shows all)", len(r.Faults)-12))
 		}
 		fmt.Fprintf(stdout, "    fault schedule:\n      %s\n", strings.Join(sched, "\n      "))
-		if writeSimFailure(out, policy, r, stdout, stderr) != nil {
+		shrink := shrinkMax < 0 || lost <= shrinkMax
+		if writeSimFailure(out, policy, r, shrink, stdout, stderr) != nil {
 			unwritten++
 		}
 	})
@@ -297,11 +304,11 @@ func verdictCode(want string, lost, broken int, stdout io.Writer) int {
 	return 0
 }
 
-// writeSimFailure writes a failing seed's run, shrinks it and writes the
-// shrunk trace and its picture. It returns the first file it could not
-// write (the campaign then fails: a failure whose files are missing cannot
-// be replayed).
-func writeSimFailure(dir, policy string, r sim.Result, stdout, stderr io.Writer) error {
+// writeSimFailure writes a failing seed's run and, with shrink, shrinks it
+// and writes the shrunk trace and its picture. It returns the first file it
+// could not write (the campaign then fails: a failure whose files are
+// missing cannot be replayed).
+func writeSimFailure(dir, policy string, r sim.Result, shrink bool, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintf(stderr, "hwepoch chaos: seed %d: could not write its run: %v\n", r.Seed, err)
 		return err
@@ -314,6 +321,10 @@ func writeSimFailure(dir, policy string, r sim.Result, stdout, stderr io.Writer)
 	printWrapped(stdout, "    run (%d steps) written to %s.sim\n    replay: hwepoch chaos -replay %s.sim\n", len(r.Steps), base, base)
 	if r.Validator == nil || r.Broken() {
 		return nil // nothing to shrink on the model: the run departed from it or erred
+	}
+	if !shrink {
+		fmt.Fprintf(stdout, "    not shrunk (-shrink)\n")
+		return nil
 	}
 	s, err := sim.Shrink(r.Config, r.Validator.Actions)
 	if err != nil {

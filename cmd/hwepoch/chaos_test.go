@@ -113,3 +113,21 @@ func TestChaosReplayRefusesWhatItCannotReplay(t *testing.T) {
 		t.Errorf("missing file: exit %d, %q", code, errs)
 	}
 }
+
+// -shrink N shrinks only the first N seeds that lose or diverge; the
+// others' runs are still written, and the verdict is the same.
+func TestChaosShrinkLimit(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI("chaos", "-seeds", "40", "-policy", "HighWatermark", "-shrink", "1", "-out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	sims, _ := filepath.Glob(filepath.Join(dir, "*.sim"))
+	shrunk, _ := filepath.Glob(filepath.Join(dir, "*.itf.json"))
+	if len(sims) < 2 || len(shrunk) != 1 || strings.Count(out, "not shrunk (-shrink)") != len(sims)-1 {
+		t.Errorf("%d runs written, %d shrunk, want every run and one shrunk:\n%s", len(sims), len(shrunk), out)
+	}
+	if code, _, errs := runCLI("chaos", "-shrink", "-2"); code != 2 || !strings.Contains(errs, "-shrink") {
+		t.Errorf("-shrink -2: exit %d, %s", code, errs)
+	}
+}

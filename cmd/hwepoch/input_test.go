@@ -79,7 +79,7 @@ func TestChaosUnwritableFailureFails(t *testing.T) {
 	// HighWatermark loses records within a dozen seeds (as
 	// TestChaosHighWatermarkFailuresReplay relies on too).
 	code := simChaos(sim.CampaignOptions{First: 1, Seeds: 12, Settings: settings, Events: 400, Parallel: 2},
-		"HighWatermark", "violated", filepath.Join(file, "out"), false, false, &out, &errb)
+		"HighWatermark", "violated", filepath.Join(file, "out"), -1, false, false, &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "could not write its run") || !strings.Contains(errb.String(), "could not be written") {
 		t.Errorf("exit %d (want 1)\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}

@@ -54,10 +54,11 @@ with the SHA-256s of spec/Replication.tla and spec/CONFIG.cfg — replaces
 that plan's record in `+lemmas.RecordingFile+` as soon as the plan is done
 (the search is deterministic, so only a change of the spec, the model or a
 lemma changes the numbers). docs/correctness.md quotes that file (regenerate
-its table with go test ./docs -update); TestLemmaPlans fails when a fresh
-result differs from it, and traces' TestRecordedLemmasAreCurrent when the
-spec or a configuration changed after recording. Re-record everything with
-hwepoch lemmas -all -record.
+its table with go test ./docs -update). Without -record, a row per plan
+holds the fresh result to that file and to TLC's recorded count of states
+(as hwepoch verify's lemma stage does), and traces' TestRecordedLemmasAreCurrent
+fails when the spec or a configuration changed after recording. Re-record
+everything with hwepoch lemmas -all -record.
 
 Exit status: 0 when every lemma gives its plan's verdict, 1 otherwise, 2 on
 a usage or input error.
@@ -142,7 +143,17 @@ flags:
 			return nil
 		}
 	}
-	rows := verify.LemmaRowsFunc(context.Background(), man, plans, progress, "hwepoch lemmas: ", done)
+	var rows []verify.Row
+	if *record {
+		rows = verify.LemmaRowsFunc(context.Background(), man, plans, progress, "hwepoch lemmas: ", done)
+	} else {
+		runs, _, err := verify.LoadRuns(man, verify.RunsFile(specDir))
+		if err != nil {
+			return fail("%v", err)
+		}
+		rows = verify.LemmaRowsAgainstRecording(context.Background(), man, plans, progress, "hwepoch lemmas: ",
+			lemmas.RecordingPath(specDir), runs)
+	}
 	n := 0
 	for i := range rows {
 		if c := rows[i].Counterexample; c != nil {

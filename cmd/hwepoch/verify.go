@@ -5,20 +5,29 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/verify"
+	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 func init() {
 	register("verify", "the main job: every check of the project, one verdict (explorer, TLC traces, scenarios, refinement, chaos)", runVerify)
 }
+
+// verified, when a test sets it, gets a copy of verify's rows and stage
+// times before the report is written: TestVerifyQuick renders them again
+// as -v -traces would instead of running every check a second time.
+var verified func(rows []verify.Row, took map[string]time.Duration, mode verify.Mode)
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("verify", flag.ContinueOnError)
@@ -50,6 +59,10 @@ Stages:
              the manifest's verdict, TLC's recorded distinct states and
              depth (traces/tlc/runs.json) and the explorer's own recorded
              run (traces/explorer/runs.json, hwepoch check -record)
+  tlc-small  (--all) the explorer against TLC's numbers on every small
+             configuration of model/explore/testdata/tlc-small.json, which
+             together combine every switch of the spec under every release
+             (go test compares a representative subset)
   tlc-trace  every trace TLC exported (traces/tlc/*.json, traces/tlc/sim/)
              replayed on the model, state equal at every step; it must
              violate exactly what its run recorded, at its last state
@@ -182,6 +195,16 @@ flags:
 		return verify.ExploreRows(context.Background(), man, verify.Records{TLC: runs, Explorer: exRuns},
 			verify.ExplorePlan{Mode: mode, Budget: *budget, Workers: *workers, Verbose: *verbose}, progress)
 	})
+	stage("tlc-small", func() []verify.Row {
+		if mode != verify.All {
+			return skip("tlc-small", "skipped (minutes; go test compares a representative subset; run hwepoch verify --all)")
+		}
+		sum, err := tlcjson.FileSHA256(filepath.Join(specDir, "Replication.tla"))
+		if err != nil {
+			return []verify.Row{{Stage: "tlc-small", Item: "spec", Expected: "readable", Found: "error: " + err.Error(), Status: verify.Fail}}
+		}
+		return verify.SmallRows(context.Background(), explore.SmallRunsPath(filepath.Dir(specDir)), sum, *workers, progress)
+	})
 	stage("tlc-trace", func() []verify.Row { return verify.TLCTraceRows(man, runsDir) })
 	stage("scenario", func() []verify.Row {
 		rs, _ := verify.ScenarioRows(filepath.Join(tracesDir, "scenarios"))
@@ -201,7 +224,8 @@ flags:
 						Size: "skipped (a minute or more; run hwepoch lemmas " + p.Config + ")", Expected: "-", Found: "not run", Status: verify.Skipped})
 				}
 			}
-			return append(verify.LemmaRows(context.Background(), man, plans, progress, "hwepoch verify: [lemma] "), skipped...)
+			return append(verify.LemmaRowsAgainstRecording(context.Background(), man, plans, progress, "hwepoch verify: [lemma] ",
+				lemmas.RecordingPath(specDir), runs), skipped...)
 		})
 	}
 	// Every trace on model and implementation takes well under a second,
@@ -234,6 +258,9 @@ flags:
 	stage("simulate", func() []verify.Row { return verify.SimulationRows(simPlan, items) })
 	stage("boundary", func() []verify.Row { return verify.BoundaryRows(tracesDir, "", items) })
 
+	if verified != nil {
+		verified(slices.Clone(rows), maps.Clone(took), mode)
+	}
 	writeVerifyReport(stdout, rows, took, mode, *traces, *verbose)
 	for _, nt := range notes {
 		for _, l := range verify.Wrap(nt, verify.Width+4, "  ") {

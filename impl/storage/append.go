@@ -111,6 +111,10 @@ func (l *Log) write(recs []Record) error {
 			return fmt.Errorf("storage: write %s at byte %d: %w", s.path, s.size, err)
 		}
 		s.pos = append(s.pos, s.size)
+		if r.Payload != nil {
+			r.Payload = append([]byte(nil), r.Payload...)
+		}
+		s.recs = append(s.recs, r)
 		s.size += n
 		s.dirty = true
 	}

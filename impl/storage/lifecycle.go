@@ -155,16 +155,25 @@ type Snapshot struct {
 	Epochs        []EpochEntry
 }
 
-// Snapshot reads the whole log and epoch cache in one critical section.
+// Snapshot is the whole log and epoch cache, in one critical section. The
+// records are the log's own copy of what it wrote to its segment files and
+// validated when it loaded them, not read back from the files: a snapshot
+// is taken after every decision of a simulation, and reading every file
+// each time was a sixth of a campaign's time. Read, what a broker serves,
+// reads the files (and reports damage found there); reopening the log
+// validates them whole.
 func (l *Log) Snapshot() (Snapshot, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.usable(); err != nil {
 		return Snapshot{}, err
 	}
-	recs, err := l.read(0, 0)
-	if err != nil {
-		return Snapshot{}, err
+	var recs []Record // nil when empty, as a read of the files
+	if n := l.leo(); n > 0 {
+		recs = make([]Record, 0, n)
+	}
+	for _, s := range l.segs {
+		recs = s.held(recs, s.base)
 	}
 	return Snapshot{LEO: l.leo(), RecoveryPoint: l.flushed, Records: recs, Epochs: l.cache.Entries()}, nil
 }

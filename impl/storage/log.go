@@ -251,7 +251,7 @@ func (l *Log) loadSegment(base int64, last bool) (*segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	pos, end, cerr := scanSegment(path, base, data)
+	recs, pos, end, cerr := scanSegment(path, base, data)
 	if cerr != nil && !(l.opts.Recover && last) {
 		return nil, cerr
 	}
@@ -259,7 +259,7 @@ func (l *Log) loadSegment(base int64, last bool) (*segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &segment{base: base, path: path, f: f, pos: pos, size: end}
+	s := &segment{base: base, path: path, f: f, pos: pos, recs: recs, size: end}
 	if cerr != nil {
 		if err := s.repair(cerr, int64(len(data))); err != nil {
 			f.Close()
@@ -280,7 +280,7 @@ func (s *segment) repair(cause *CorruptError, fileSize int64) error {
 		if _, err := s.f.WriteAt(encodeHeader(s.base), 0); err != nil {
 			return err
 		}
-		s.pos, s.size = nil, headerSize
+		s.pos, s.recs, s.size = nil, nil, headerSize
 	} else if err := s.f.Truncate(s.size); err != nil {
 		return err
 	}

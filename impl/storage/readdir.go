@@ -44,19 +44,12 @@ func ReadDir(dir string) (Snapshot, error) {
 		if err != nil {
 			return Snapshot{}, err
 		}
-		pos, _, cerr := scanSegment(path, base, data)
+		seg, _, _, cerr := scanSegment(path, base, data)
 		if cerr != nil {
 			return Snapshot{}, cerr
 		}
-		for k, p := range pos {
-			r, _, cerr := decodeRecord(data[p:])
-			if cerr != nil { // scanSegment accepted it: cannot happen
-				cerr.File, cerr.Pos, cerr.Record, cerr.Offset = path, p, k, base+int64(k)
-				return Snapshot{}, cerr
-			}
-			recs = append(recs, r)
-		}
-		leo = base + int64(len(pos))
+		recs = append(recs, seg...)
+		leo = base + int64(len(seg))
 	}
 	epochs, err := ReadLeaderEpochCheckpoint(filepath.Join(dir, LeaderEpochCheckpointFilename))
 	if errors.Is(err, fs.ErrNotExist) {

@@ -127,13 +127,13 @@ func recordCRC(rec []byte) uint32 {
 	return crc32.Update(crc, castagnoli, rec[recordHeaderSize:])
 }
 
-// scanSegment validates a whole segment file's bytes. It returns the byte
-// position of every valid record and the end of the valid prefix; err is
-// non-nil at the first bad byte, and then positions and end describe what
-// came before it (what recovery keeps).
-func scanSegment(path string, base int64, data []byte) (pos []int64, end int64, err *CorruptError) {
+// scanSegment validates a whole segment file's bytes. It returns every
+// valid record, the byte position of each and the end of the valid prefix;
+// err is non-nil at the first bad byte, and then records, positions and end
+// describe what came before it (what recovery keeps).
+func scanSegment(path string, base int64, data []byte) (recs []Record, pos []int64, end int64, err *CorruptError) {
 	if len(data) < headerSize {
-		return nil, 0, &CorruptError{File: path, Record: -1, Offset: base, Torn: true,
+		return nil, nil, 0, &CorruptError{File: path, Record: -1, Offset: base, Torn: true,
 			Reason: fmt.Sprintf("file has %d bytes, shorter than the %d-byte header", len(data), headerSize)}
 	}
 	bad := func(reason string, args ...any) *CorruptError {
@@ -141,11 +141,11 @@ func scanSegment(path string, base int64, data []byte) (pos []int64, end int64, 
 	}
 	switch {
 	case [8]byte(data[:8]) != segmentMagic:
-		return nil, 0, bad("bad magic %q", data[:8])
+		return nil, nil, 0, bad("bad magic %q", data[:8])
 	case binary.BigEndian.Uint32(data[16:20]) != crc32.Checksum(data[:16], castagnoli):
-		return nil, 0, bad("header crc mismatch")
+		return nil, nil, 0, bad("header crc mismatch")
 	case int64(binary.BigEndian.Uint64(data[8:16])) != base:
-		return nil, 0, bad("header base offset %d does not match the file name", int64(binary.BigEndian.Uint64(data[8:16])))
+		return nil, nil, 0, bad("header base offset %d does not match the file name", int64(binary.BigEndian.Uint64(data[8:16])))
 	}
 	p := int64(headerSize)
 	for p < int64(len(data)) {
@@ -155,12 +155,13 @@ func scanSegment(path string, base int64, data []byte) (pos []int64, end int64, 
 		}
 		if cerr != nil {
 			cerr.File, cerr.Pos, cerr.Record, cerr.Offset = path, p, len(pos), base+int64(len(pos))
-			return pos, p, cerr
+			return recs, pos, p, cerr
 		}
+		recs = append(recs, r)
 		pos = append(pos, p)
 		p += n
 	}
-	return pos, p, nil
+	return recs, pos, p, nil
 }
 
 // decodeRecord decodes the record at the start of b, returning it and its
@@ -199,12 +200,16 @@ func decodeRecord(b []byte) (Record, int64, *CorruptError) {
 // segment is one open segment file (Kafka's LogSegment without the indexes:
 // the byte position of every record is kept in memory instead).
 type segment struct {
-	base  int64
-	path  string
-	f     *os.File
-	pos   []int64 // byte position of each record
-	size  int64   // end of the last record
-	dirty bool    // written since the last fsync
+	base int64
+	path string
+	f    *os.File
+	pos  []int64 // byte position of each record
+	// recs are the records as written to the file or validated by the load
+	// (payloads included), one per pos: what Log.Snapshot reports without
+	// reading the file back. Read (what a broker serves) reads the file.
+	recs  []Record
+	size  int64 // end of the last record
+	dirty bool  // written since the last fsync
 }
 
 func (s *segment) end() int64 { return s.base + int64(len(s.pos)) }
@@ -234,13 +239,27 @@ func (s *segment) truncate(n int) error {
 		return err
 	}
 	s.pos = s.pos[:n]
+	clear(s.recs[n:]) // drop the payloads cut off
+	s.recs = s.recs[:n]
 	s.size = size
 	s.dirty = true
 	return nil
 }
 
+// held appends the records this segment holds from offset from to out, as
+// the segment keeps them in memory (payloads copied).
+func (s *segment) held(out []Record, from int64) []Record {
+	for _, r := range s.recs[max(int(from-s.base), 0):] {
+		if r.Payload != nil {
+			r.Payload = append([]byte(nil), r.Payload...)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // read returns the records of this segment from offset from, at most max
-// of them (max <= 0: all).
+// of them (max <= 0: all), read from the file.
 func (s *segment) read(from int64, max int) ([]Record, error) {
 	i := int(from - s.base)
 	j := len(s.pos)

@@ -1,14 +1,18 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 )
 
 // LemmaRows checks the lemmas of each plan (internal/lemmas) over every
@@ -99,4 +103,60 @@ func PlanRows(p lemmas.Plan, rep *lemmas.Report, chk *tlccfg.Check) []Row {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// LemmaRecordRow holds a plan's fresh result to its record in the
+// recording (traces/lemmas.json, which docs/correctness.md quotes): the
+// same distinct states, steps and depth, and per lemma the same premise
+// count or counterexample length; and, where TLC recorded a run of the
+// configuration on this spec (specSHA256) that holds, its distinct states
+// and depth: the lemmas were judged on exactly the states TLC checks. go
+// test does this for hw-acked-loss only (internal/lemmas' TestLemmaPlans
+// runs the other plans at smaller bounds, -lemmas.all at their own).
+func LemmaRecordRow(p lemmas.Plan, rep *lemmas.Report, rec *lemmas.Recording, tlc *tlcjson.Runs, specSHA256 string) Row {
+	row := Row{Stage: "lemma", Item: "record @ " + p.Config, Size: fmt.Sprintf("%d states", rep.Distinct),
+		Depth: fmt.Sprint(rep.Depth), Time: rep.Duration, Status: Pass,
+		Expected: "the results " + lemmas.RecordingFile + " records"}
+	var bad []string
+	if recorded, ok := rec.Get(p.Config); !ok {
+		bad = append(bad, "no record; record it with "+lemmas.RecordCommand(p.Config))
+	} else if diff := recorded.Diff(lemmas.RecordOf(p.Config, rep, "", "")); len(diff) > 0 {
+		bad = append(bad, diff...)
+		bad = append(bad, "re-record with "+lemmas.RecordCommand(p.Config)+", then go test ./docs -update")
+	}
+	if tlc != nil {
+		if r, ok := tlc.Get(p.Config); ok && r.Verdict == "holds" && r.SpecSHA256 == specSHA256 {
+			row.Expected += fmt.Sprintf("; TLC's %d distinct states, depth %d", r.DistinctStates, r.Depth)
+			if r.DistinctStates != rep.Distinct || r.Depth != rep.Depth {
+				bad = append(bad, fmt.Sprintf("TLC found %d distinct states, depth %d; the lemma search %d, depth %d",
+					r.DistinctStates, r.Depth, rep.Distinct, rep.Depth))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		row.Status, row.Found = Fail, strings.Join(bad, "; ")
+	} else {
+		row.Found = "the same"
+	}
+	return row
+}
+
+// LemmaRowsAgainstRecording is LemmaRows, then one row per plan holding
+// its fresh result to the recording at recPath and to TLC's runs
+// (LemmaRecordRow): hwepoch verify's lemma stage, and hwepoch lemmas
+// without -record.
+func LemmaRowsAgainstRecording(ctx context.Context, man *tlccfg.Manifest, plans []lemmas.Plan, progress io.Writer, prefix, recPath string, tlc *tlcjson.Runs) []Row {
+	rec, recErr := lemmas.LoadRecording(recPath)
+	specSum, sumErr := tlcjson.FileSHA256(filepath.Join(man.Dir, man.Spec))
+	var recRows []Row
+	rows := LemmaRowsFunc(ctx, man, plans, progress, prefix, func(p lemmas.Plan, _ string, rep *lemmas.Report) error {
+		if err := cmp.Or(recErr, sumErr); err != nil {
+			recRows = append(recRows, Row{Stage: "lemma", Item: "record @ " + p.Config, Expected: "the results " + lemmas.RecordingFile + " records",
+				Found: "error: " + err.Error(), Status: Fail})
+			return nil
+		}
+		recRows = append(recRows, LemmaRecordRow(p, rep, rec, tlc, specSum))
+		return nil
+	})
+	return append(rows, recRows...)
 }
