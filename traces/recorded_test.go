@@ -200,6 +200,15 @@ func TestRecordedLemmasAreCurrent(t *testing.T) {
 			t.Errorf("%s: no record in traces/lemmas.json (run: %s)", p.Config, lemmas.RecordCommand(p.Config))
 			continue
 		}
+		if r.Pending != "" {
+			// A record carried over from an earlier spec, said so: verify
+			// compares nothing with it and reports it skipped.
+			if r.SpecSHA256 == specHash {
+				t.Errorf("%s: marked pending (%q) but recorded on this spec: drop \"pending\"", p.Config, r.Pending)
+			}
+			t.Logf("%s: the record is of an earlier spec, pending: %s", p.Config, r.Pending)
+			continue
+		}
 		if r.SpecSHA256 != specHash {
 			t.Errorf("%s: recorded for spec sha256 %.12s…, spec/Replication.tla is now %.12s…: the spec changed; rerun `%s`",
 				p.Config, r.SpecSHA256, specHash, lemmas.RecordCommand(p.Config))

@@ -44,4 +44,13 @@ func TestLemmaRecordRowBites(t *testing.T) {
 	if row := LemmaRecordRow(p, rep, rec, tlc, "another spec"); row.Status != Pass {
 		t.Errorf("TLC's run of another spec was compared: %+v", row)
 	}
+	// A record marked pending (of an earlier spec) is compared with
+	// nothing, and the row says so instead of passing.
+	pending := &lemmas.Recording{}
+	stale := bad
+	stale.Pending = "recorded on an earlier spec"
+	pending.Put(stale)
+	if row := LemmaRecordRow(p, rep, pending, tlc, "s"); row.Status != Skipped || !strings.Contains(row.Found, "earlier spec") {
+		t.Errorf("a pending record was not reported as skipped: %+v", row)
+	}
 }
