@@ -379,7 +379,7 @@ func TestSnapshotEqualsTheFiles(t *testing.T) {
 		}
 	}
 	check(0, "empty")
-	for step := 1; step <= 400; step++ {
+	for step := 1; step <= 200; step++ {
 		var what string
 		switch k := rng.IntN(10); {
 		case k < 5:
