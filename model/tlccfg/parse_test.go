@@ -23,6 +23,7 @@ CONSTANTS
     UncleanLeaderElectionEnable = FALSE
     UnflushedLoss = FALSE
     LossyNetwork = FALSE
+    MissedLeaderAndIsr = FALSE
     MaxRecords = 2
     MaxEpoch = 2
     MaxCrashes = 1
@@ -191,33 +192,33 @@ func TestErrorsCiteTheFaultsLine(t *testing.T) {
 		edit func(string) string
 		want string
 	}{
-		{func(s string) string { return strings.Replace(s, "TypeOK NoDivergence", "TypeOK NoDivergense", 1) }, `x.cfg:21: at NoDivergense: unknown invariant`},
-		{func(s string) string { return strings.Replace(s, "NeverTruncates", "Foo", 1) }, `x.cfg:22: at Foo: unknown property`},
+		{func(s string) string { return strings.Replace(s, "TypeOK NoDivergence", "TypeOK NoDivergense", 1) }, `x.cfg:22: at NoDivergense: unknown invariant`},
+		{func(s string) string { return strings.Replace(s, "NeverTruncates", "Foo", 1) }, `x.cfg:23: at Foo: unknown property`},
 		{func(s string) string { return strings.Replace(s, "SPECIFICATION Spec", "SPECIFICATION Other", 1) }, `x.cfg:4: at Other: SPECIFICATION must be Spec`},
 		{func(s string) string { return strings.Replace(s, "SPECIFICATION Spec", "INIT Init", 1) }, `x.cfg:4: give SPECIFICATION Spec, or INIT Init and NEXT Next`},
-		{func(s string) string { return s + "NEXT Next\n" }, `x.cfg:23: both SPECIFICATION and INIT/NEXT`},
-		{func(s string) string { return s + "\n\nCONSTRAINT Bound\n" }, `x.cfg:25: at Bound: CONSTRAINT is not supported`},
-		{func(s string) string { return s + "SYMMETRY Perms\n" }, `x.cfg:23: at Perms: SYMMETRY must be`},
+		{func(s string) string { return s + "NEXT Next\n" }, `x.cfg:24: both SPECIFICATION and INIT/NEXT`},
+		{func(s string) string { return s + "\n\nCONSTRAINT Bound\n" }, `x.cfg:26: at Bound: CONSTRAINT is not supported`},
+		{func(s string) string { return s + "SYMMETRY Perms\n" }, `x.cfg:24: at Perms: SYMMETRY must be`},
 		{func(s string) string { return strings.Replace(s, "    MaxEpoch = 2\n", "", 1) }, `x.cfg:5: constant MaxEpoch is not assigned`},
-		{func(s string) string { return strings.Replace(s, "MaxRecords = 2", "MaxRecords = -1", 1) }, `x.cfg:16: ASSUME violated: constant MaxRecords = -1`},
+		{func(s string) string { return strings.Replace(s, "MaxRecords = 2", "MaxRecords = -1", 1) }, `x.cfg:17: ASSUME violated: constant MaxRecords = -1`},
 		{func(s string) string { return strings.Replace(s, `"LeaderEpoch"`, `"Epoch"`, 1) }, `x.cfg:8: ASSUME violated: constant Truncation`},
 		{func(s string) string { return strings.Replace(s, "MinInsyncReplicas = 1", "MinInsyncReplicas = 0", 1) }, `x.cfg:11: ASSUME violated: constant MinInsyncReplicas = 0`},
 		{func(s string) string { return s[:strings.Index(s, "INVARIANTS")] }, `x.cfg:5: the configuration checks nothing`},
 		{func(string) string { return "" }, `x.cfg:1: give SPECIFICATION Spec`},
 		// Trailing garbage, things given twice, integers out of range.
-		{func(s string) string { return s + "    NeverTruncates )\n" }, `x.cfg:23: at ")"`},
-		{func(s string) string { return s + "42\n" }, `x.cfg:23: at "42"`},
-		{func(s string) string { return s + "PROPERTY NeverTruncates\n" }, `x.cfg:23: at "NeverTruncates": NeverTruncates listed twice`},
+		{func(s string) string { return s + "    NeverTruncates )\n" }, `x.cfg:24: at ")"`},
+		{func(s string) string { return s + "42\n" }, `x.cfg:24: at "42"`},
+		{func(s string) string { return s + "PROPERTY NeverTruncates\n" }, `x.cfg:24: at "NeverTruncates": NeverTruncates listed twice`},
 		{func(s string) string {
 			return strings.Replace(s, "TypeOK NoDivergence", "TypeOK NoDivergence TypeOK", 1)
-		}, `x.cfg:21: at "TypeOK": TypeOK listed twice`},
-		{func(s string) string { return s + "SPECIFICATION Spec\n" }, `x.cfg:23: at "SPECIFICATION": SPECIFICATION given twice`},
+		}, `x.cfg:22: at "TypeOK": TypeOK listed twice`},
+		{func(s string) string { return s + "SPECIFICATION Spec\n" }, `x.cfg:24: at "SPECIFICATION": SPECIFICATION given twice`},
 		{func(s string) string {
 			return strings.Replace(s, "    MaxEpoch = 2\n", "    MaxEpoch = 2\n    MaxEpoch = 3\n", 1)
-		}, `x.cfg:18: at "MaxEpoch": constant MaxEpoch assigned twice`},
+		}, `x.cfg:19: at "MaxEpoch": constant MaxEpoch assigned twice`},
 		{func(s string) string {
 			return strings.Replace(s, "MaxRecords = 2", "MaxRecords = 99999999999999999999", 1)
-		}, `x.cfg:16: at "99999999999999999999": integer out of range`},
+		}, `x.cfg:17: at "99999999999999999999": integer out of range`},
 	}
 	for _, c := range cases {
 		f, err := Parse("x.cfg", []byte(c.edit(sample)))
