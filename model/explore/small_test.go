@@ -263,8 +263,8 @@ func FormatCfg(cfg *model.Config, invariants []string) string {
 	fmt.Fprintf(&b, "SPECIFICATION Spec\nCONSTANTS\n    Replicas = {%s}\n    None = None\n", strings.Join(names, ", "))
 	fmt.Fprintf(&b, "    Truncation = %q\n    Fencing = %s\n    Acks = %q\n    MinInsyncReplicas = %d\n",
 		cfg.Truncation, tf(cfg.Fencing), cfg.Acks, cfg.MinInsyncReplicas)
-	fmt.Fprintf(&b, "    MinIsrGatesHW = %s\n    UncleanLeaderElectionEnable = %s\n    UnflushedLoss = %s\n    LossyNetwork = %s\n",
-		tf(cfg.MinIsrGatesHW), tf(cfg.UncleanLeaderElectionEnable), tf(cfg.UnflushedLoss), tf(cfg.LossyNetwork))
+	fmt.Fprintf(&b, "    MinIsrGatesHW = %s\n    UncleanLeaderElectionEnable = %s\n    UnflushedLoss = %s\n    LossyNetwork = %s\n    MissedLeaderAndIsr = %s\n",
+		tf(cfg.MinIsrGatesHW), tf(cfg.UncleanLeaderElectionEnable), tf(cfg.UnflushedLoss), tf(cfg.LossyNetwork), tf(cfg.MissedLeaderAndIsr))
 	fmt.Fprintf(&b, "    MaxRecords = %d\n    MaxEpoch = %d\n    MaxCrashes = %d\n    MaxPartitionEpoch = %d\n",
 		cfg.MaxRecords, cfg.MaxEpoch, cfg.MaxCrashes, cfg.MaxPartitionEpoch)
 	if len(invariants) > 0 {
