@@ -82,7 +82,7 @@ func TestVerifyQuick(t *testing.T) {
 			t.Errorf("-v -traces: %s", l)
 		}
 	}
-	for _, want := range []string{"✓ explore hw-acked-loss · HighWatermark · 69121 states", "expected: violated NoAckedLoss (TLC's counterexample: 16 states)",
+	for _, want := range []string{"✓ explore hw-acked-loss · HighWatermark · 64820 states", "expected: violated NoAckedLoss (TLC's counterexample: 16 states)",
 		"[1] explore hw-acked-loss: invariant NoAckedLoss is violated", "    *r2   Follower e1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("-v -traces: output lacks %q", want)
