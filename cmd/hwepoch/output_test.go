@@ -61,7 +61,7 @@ func TestDefaultOutputFitsTheScreen(t *testing.T) {
 // each of its six rows).
 func TestLemmaTableNamesEachPlanOnce(t *testing.T) {
 	_, out, errs := runCLI("lemmas", "-q", "hw-acked-loss")
-	if !strings.Contains(out, "lemmas: 8 as expected, 0 not") {
+	if !strings.Contains(out, "lemmas: 9 as expected, 0 not") {
 		t.Fatalf("lemmas hw-acked-loss:\n%s\n%s", out, errs)
 	}
 	if n := strings.Count(out, "hw-acked-loss (HighWatermark):"); n != 1 {
