@@ -16,6 +16,20 @@ type Check struct {
 	Invariants []string
 	Properties []string
 	Symmetry   bool // SYMMETRY Symmetry: explore one state per permutation class of Replicas
+	// Live: SPECIFICATION LiveSpec, the spec with Fairness
+	// (spec/ReplicationLiveness.tla); LiveProperties are the PROPERTIES
+	// that are liveness properties (model.LiveProperties), the others stay
+	// in Properties.
+	Live           bool
+	LiveProperties []string
+}
+
+// Module is the TLA+ module a check's configuration is run against.
+func (c *Check) Module() string {
+	if c.Live {
+		return "ReplicationLiveness"
+	}
+	return "Replication"
 }
 
 // specConstants are the spec's CONSTANTS, each with the kind of value it takes.
@@ -39,10 +53,15 @@ func (f *File) ToCheck() (*Check, error) {
 		return &ParseError{File: f.Path, Line: line, Token: tok, Msg: fmt.Sprintf(format, args...)}
 	}
 	switch {
-	case f.Specification != "" && f.Specification != "Spec":
-		return nil, at(f.line(f.Specification), f.Specification, "SPECIFICATION must be Spec (Init /\\ [][Next]_vars)")
+	case f.Specification != "" && f.Specification != "Spec" && f.Specification != "LiveSpec":
+		return nil, at(f.line(f.Specification), f.Specification,
+			"SPECIFICATION must be Spec (Init /\\ [][Next]_vars) or LiveSpec (Spec /\\ Fairness, module ReplicationLiveness)")
 	case f.Specification == "" && (f.Init != "Init" || f.Next != "Next"):
 		return nil, at(max(f.line("INIT"), f.line("NEXT")), "", "give SPECIFICATION Spec, or INIT Init and NEXT Next")
+	}
+	live := f.Specification == "LiveSpec"
+	if live && f.Symmetry != "" {
+		return nil, at(f.line(f.Symmetry), f.Symmetry, "SYMMETRY with LiveSpec: a quotient graph can hide or invent fair cycles (TLC warns of the same); check liveness without it")
 	}
 	if f.Symmetry != "" && f.Symmetry != "Symmetry" {
 		return nil, at(f.line(f.Symmetry), f.Symmetry, "SYMMETRY must be the spec's Symmetry (Permutations(Replicas))")
@@ -124,13 +143,26 @@ func (f *File) ToCheck() (*Check, error) {
 			return nil, at(f.line(n), n, "unknown invariant %s (the spec's invariants: %v)", n, model.InvariantNames())
 		}
 	}
+	var props, liveProps []string
 	for _, n := range f.Properties {
-		if _, ok := model.Properties[n]; !ok {
-			return nil, at(f.line(n), n, "unknown property %s (the spec's action properties: %v)", n, model.PropertyNames())
+		if _, ok := model.LiveProperties[n]; ok {
+			if !live {
+				return nil, at(f.line(n), n, "%s is a liveness property: it needs SPECIFICATION LiveSpec (the spec with its fairness, module ReplicationLiveness)", n)
+			}
+			liveProps = append(liveProps, n)
+			continue
 		}
+		if _, ok := model.Properties[n]; !ok {
+			return nil, at(f.line(n), n, "unknown property %s (the spec's action properties: %v; liveness properties: %v)",
+				n, model.PropertyNames(), model.LivePropertyNames())
+		}
+		props = append(props, n)
 	}
-	return &Check{Name: Base(f.Path), Config: cfg, Invariants: f.Invariants, Properties: f.Properties,
-		Symmetry: f.Symmetry != ""}, nil
+	if live && len(liveProps) == 0 {
+		return nil, at(f.line(f.Specification), f.Specification, "SPECIFICATION LiveSpec checks no liveness property: name one under PROPERTIES (%v)", model.LivePropertyNames())
+	}
+	return &Check{Name: Base(f.Path), Config: cfg, Invariants: f.Invariants, Properties: props,
+		Symmetry: f.Symmetry != "", Live: live, LiveProperties: liveProps}, nil
 }
 
 // LoadCheck parses path and maps it with ToCheck.
