@@ -111,6 +111,9 @@ func loseMessage(cfg *Config, s *State, f int, t *State) bool {
 	}
 	*t = *s
 	t.Inflight = with(s.Inflight, f, NoMsg)
+	if cfg.Mutant == MutantFetcherStopsAfterLoss && s.Role[f] == Follower { // mutant hook
+		t.FetchState = with(s.FetchState, f, FetchNone)
+	}
 	return true
 }
 

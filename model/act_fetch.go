@@ -67,7 +67,9 @@ func updateFollowerFetchState(cfg *Config, s *State, l, f int, t *State) bool {
 	if s.Role[l] == Leader {
 		views := with(s.FollowerLeo[l], f, m.Offset)
 		t.FollowerLeo = with(s.FollowerLeo, l, views)
-		AdvanceHW(cfg, s, t, l, s.Log[l], s.Isr[l], MaximalIsr(s, l), views, s.ProduceEpoch[l], s.LeaderEpoch[l])
+		if cfg.Mutant != MutantHWNotAdvancedOnFetch { // mutant hook
+			AdvanceHW(cfg, s, t, l, s.Log[l], s.Isr[l], MaximalIsr(s, l), views, s.ProduceEpoch[l], s.LeaderEpoch[l])
+		}
 	}
 	if m.Orphan {
 		t.Inflight = with(s.Inflight, f, NoMsg)

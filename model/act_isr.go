@@ -70,6 +70,10 @@ func handleAlterPartition(cfg *Config, s *State, l int, t *State) bool {
 		}
 	}
 	*t = *s
+	if cfg.Mutant == MutantControllerDropsAlterPartition { // mutant hook
+		t.AlterPartition = with(s.AlterPartition, l, NoMsg)
+		return true
+	}
 	if err == ErrNone {
 		t.CtrlIsr = m.Isr
 		t.CtrlPartitionEpoch = s.CtrlPartitionEpoch + 1

@@ -50,7 +50,7 @@ func handleOffsetsForLeaderEpochResponse(cfg *Config, s *State, f int, t *State)
 		t.EpochCache = with(s.EpochCache, f, TruncCache(s, f, tg.To))
 		t.Hw = with(s.Hw, f, TruncHW(s, f, tg.To))
 		fs := Truncating
-		if tg.Done {
+		if tg.Done && cfg.Mutant != MutantTruncationLoopStuck { // mutant hook
 			fs = Fetching
 		}
 		t.FetchState = with(s.FetchState, f, fs)

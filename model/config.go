@@ -95,6 +95,10 @@ type Config struct {
 	MaxEpoch           int
 	MaxCrashes         int
 	MaxPartitionEpoch  int
+	// Mutant is no spec constant: a seeded liveness bug (model/mutants.go)
+	// that the explorer and TLC (on MutantSpec's patched copy of the spec)
+	// must catch. Empty in every real configuration.
+	Mutant Mutant
 }
 
 // Validate mirrors the spec's ASSUMEs, plus what the Go representation needs
@@ -118,6 +122,9 @@ func (c *Config) Validate() error {
 		if b.v < 0 {
 			return fmt.Errorf("constant %s = %d: want a natural number", b.name, b.v)
 		}
+	}
+	if c.Mutant != "" && !slices.Contains(Mutants, c.Mutant) {
+		return fmt.Errorf("mutant %q: no such seeded bug (known: %v)", c.Mutant, Mutants)
 	}
 	if len(c.Replicas) == 0 {
 		return fmt.Errorf("constant Replicas is empty")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/internal/tlc"
+	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
 
@@ -158,9 +159,20 @@ flags:`)
 	for _, j := range jobs {
 		fmt.Fprintf(stderr, "hwepoch tlc: running %s ...\n", j.name)
 		mc, _ := man.Lookup(j.config)
-		run := tlc.Run{Jar: jar, SpecDir: *specDir, Module: "Replication", Config: j.config,
+		chk, err := man.LoadCheck(mc)
+		if err != nil {
+			fmt.Fprintf(stderr, "hwepoch tlc: %v\n", err)
+			failures++
+			continue
+		}
+		run := tlc.Run{Jar: jar, SpecDir: *specDir, Module: chk.Module(), Config: j.config,
 			Workers: *workers, Simulate: j.sim, OutDir: j.out, OutName: filepath.Base(j.name),
-			Progress: stderr, Timeout: *timeout, Distributed: j.dist}
+			Progress: stderr, Timeout: *timeout, Distributed: j.dist,
+			Mutant: mc.Mutant, LiveProperties: chk.LiveProperties}
+		runSpecHash := specHash
+		if chk.Live {
+			_, runSpecHash, _ = verify.Sums(man, mc)
+		}
 		res, files, err := run.Execute(context.Background())
 		if err != nil {
 			fmt.Fprintf(stderr, "hwepoch tlc: %s: %v\n", j.name, err)
@@ -193,7 +205,7 @@ flags:`)
 		if *record && res.Verdict != "error" {
 			cfgHash, _ := tlcjson.FileSHA256(filepath.Join(*specDir, j.config+".cfg"))
 			rec := tlcjson.Run{Name: j.name, Mode: tlcjson.ModeBFS, Config: j.config, CfgSHA256: cfgHash,
-				SpecSHA256: specHash, TLCVersion: res.Version, Verdict: res.Verdict, Property: res.Property,
+				SpecSHA256: runSpecHash, TLCVersion: res.Version, Verdict: res.Verdict, Property: res.Property,
 				DistinctStates: res.DistinctStates, StatesGenerated: res.StatesGenerated, Depth: res.Depth,
 				Seconds: res.Seconds, Workers: res.Workers, Log: relTo(*outDir, j.out, files.Log),
 				TraceJSON: relTo(*outDir, j.out, files.TraceJSON), TraceTLA: relTo(*outDir, j.out, files.TraceTLA),

@@ -17,9 +17,12 @@ import (
 
 // Result is what one TLC run reported, read from its console output.
 type Result struct {
-	Version         string  // "TLC2 Version 2026.11.30.075224 (rev: cc6b616)"
-	Verdict         string  // "holds", "violated" or "error"
-	Property        string  // the violated invariant or action property
+	Version  string // "TLC2 Version 2026.11.30.075224 (rev: cc6b616)"
+	Verdict  string // "holds", "violated" or "error"
+	Property string // the violated invariant or action property
+	// Temporal: a temporal property is violated; TLC does not say which
+	// (Property stays "" unless the caller knows: see Run.LiveProperties).
+	Temporal        bool
 	Error           string  // TLC's error text when Verdict is "error"
 	DistinctStates  int64   // "M distinct states found"
 	StatesGenerated int64   // "N states generated"
@@ -30,8 +33,10 @@ type Result struct {
 }
 
 var (
-	reVersion   = regexp.MustCompile(`^TLC2 Version .*$`)
-	reViolated  = regexp.MustCompile(`^Error: (?:Invariant|Action property) (\S+) is violated\.`)
+	reVersion  = regexp.MustCompile(`^TLC2 Version .*$`)
+	reViolated = regexp.MustCompile(`^Error: (?:Invariant|Action property) (\S+) is violated\.`)
+	// A liveness violation: TLC does not say which temporal property.
+	reTemporal  = regexp.MustCompile(`^Error: Temporal properties were violated\.`)
 	reCounts    = regexp.MustCompile(`^([\d,]+) states generated, ([\d,]+) distinct states found`)
 	reDepth     = regexp.MustCompile(`^The depth of the complete state graph search is (\d+)\.`)
 	reState     = regexp.MustCompile(`^State (\d+):`)
@@ -99,6 +104,8 @@ func Parse(r io.Reader) (Result, error) {
 			if res.Property == "" {
 				res.Property = reViolated.FindStringSubmatch(line)[1]
 			}
+		case reTemporal.MatchString(line):
+			res.Temporal = true
 		case reCounts.MatchString(line):
 			m := reCounts.FindStringSubmatch(line)
 			res.StatesGenerated = atoi64(m[1])
@@ -143,7 +150,7 @@ func Parse(r io.Reader) (Result, error) {
 		}
 	}
 	switch {
-	case res.Property != "":
+	case res.Property != "" || res.Temporal:
 		res.Verdict = "violated"
 		res.Error = ""
 	case completed:

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
 
 	"github.com/hwepoch/hwepoch/internal/inputfile"
@@ -59,6 +60,12 @@ type Run struct {
 	OutName  string      // base name of the outputs; Config when empty
 	Progress io.Writer   // TLC's progress lines are echoed here (may be nil)
 	Timeout  time.Duration
+	// Mutant, when set, is seeded into the copy of Replication.tla TLC
+	// runs on (model.MutantSpec).
+	Mutant model.Mutant
+	// LiveProperties are the configuration's liveness properties: when
+	// there is one, a temporal violation is that property's.
+	LiveProperties []string
 	// Distributed runs TLC's distributed mode instead of tlc2.TLC; it
 	// exports no trace files (the server prints the trace in its log).
 	Distributed *Distributed
@@ -98,6 +105,19 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 	defer os.RemoveAll(work)
 	if err := copyGlob(r.SpecDir, "*.tla", work); err != nil {
 		return Result{}, files, err
+	}
+	if r.Mutant != "" {
+		spec := filepath.Join(work, "Replication.tla")
+		b, err := os.ReadFile(spec)
+		if err != nil {
+			return Result{}, files, err
+		}
+		if b, err = model.MutantSpec(b, r.Mutant); err != nil {
+			return Result{}, files, err
+		}
+		if err := os.WriteFile(spec, b, 0o644); err != nil {
+			return Result{}, files, err
+		}
 	}
 	cfgText, err := inputfile.ReadFile(filepath.Join(r.SpecDir, r.Config+".cfg"))
 	if err != nil {
@@ -178,6 +198,9 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 		return res, files, err
 	}
 	res.Seconds = elapsed.Seconds()
+	if res.Temporal && res.Property == "" && len(r.LiveProperties) == 1 {
+		res.Property = r.LiveProperties[0]
+	}
 	switch {
 	case ctx.Err() != nil:
 		res.Verdict = "error"

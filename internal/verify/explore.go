@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"github.com/hwepoch/hwepoch/internal/columns"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/internal/explorerruns"
+	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
@@ -120,7 +122,7 @@ func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, re
 	if opt.Progress != nil && opt.Announce {
 		fmt.Fprint(opt.Progress, columns.Wrap(opt.ProgressPrefix, fmt.Sprintf("exploring %s (%s)", e.Name, chk.Config.String()), columns.Max, "  "))
 	}
-	res, err := explore.Run(ctx, &chk.Config, explore.Options{
+	res, err := RunCheck(ctx, chk, explore.Options{
 		Workers: opt.Workers, Invariants: chk.Invariants, Properties: chk.Properties,
 		Symmetry: chk.Symmetry, ConfigName: e.Name, Progress: opt.Progress, ProgressEvery: opt.ProgressEvery,
 	})
@@ -132,6 +134,15 @@ func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, re
 		return ConfigResult{}, err
 	}
 	return Judge(e, chk, cfgSum, specSum, res, rec), nil
+}
+
+// RunCheck explores chk: explore.Run for a configuration of Spec,
+// explore.RunLive (the fair-cycle check) for one of LiveSpec.
+func RunCheck(ctx context.Context, chk *tlccfg.Check, opts explore.Options) (*explore.Result, error) {
+	if chk.Live {
+		return explore.RunLive(ctx, &chk.Config, opts, chk.LiveProperties)
+	}
+	return explore.Run(ctx, &chk.Config, opts)
 }
 
 // Sums are the SHA-256s of e's .cfg and of the spec: what ties a recorded
@@ -146,7 +157,25 @@ func Sums(man *tlccfg.Manifest, e tlccfg.Entry) (cfg, spec string, err error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, "", nil
 	}
-	return cfg, spec, err
+	if err != nil {
+		return cfg, spec, err
+	}
+	// A LiveSpec configuration is of the liveness module too, and a
+	// mutant's of the bug seeded: both go into its spec sum.
+	if chk, cerr := tlccfg.LoadCheck(man.CfgPath(e)); cerr == nil && chk.Live {
+		live, err := tlcjson.FileSHA256(filepath.Join(man.Dir, tlccfg.LivenessSpecFile))
+		if err != nil {
+			return cfg, "", err
+		}
+		spec = LiveSpecSum(spec, live, e.Mutant)
+	}
+	return cfg, spec, nil
+}
+
+// LiveSpecSum is the spec sum of a LiveSpec configuration: the SHA-256 of
+// Replication.tla's and ReplicationLiveness.tla's sums and the mutant.
+func LiveSpecSum(spec, liveness string, m model.Mutant) string {
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(spec+" "+liveness+" "+string(m))))
 }
 
 // Judge compares the explorer's result with the manifest, the explorer's
@@ -190,7 +219,9 @@ func Judge(e tlccfg.Entry, chk *tlccfg.Check, cfgSHA256, specSHA256 string, res 
 			tlc.DistinctStates, tlc.Depth, res.Distinct, res.Depth)
 	case tlc.Verdict == "violated" && tlc.Property != "" && tlc.Property != res.Violation.Property:
 		row.VsTLC, row.Why = VsMismatch, fmt.Sprintf("TLC violated %s, explorer %s", tlc.Property, res.Violation.Property)
-	case tlc.Verdict == "violated" && tlc.TraceLength > 0 && res.Violation.Trace.Len() > tlc.TraceLength:
+	case tlc.Verdict == "violated" && tlc.TraceLength > 0 && !res.Violation.Lasso && res.Violation.Trace.Len() > tlc.TraceLength:
+		// (A lasso is not compared: neither TLC's nor the explorer's
+		// fair-cycle search looks for the shortest one.)
 		row.VsTLC, row.Why = VsMismatch, fmt.Sprintf("TLC's counterexample has %d states, the explorer's %d", tlc.TraceLength, res.Violation.Trace.Len())
 	}
 	return row

@@ -85,6 +85,33 @@ func (v *LiveViolation) String() string {
 		v.Property, inst, v.Trace.Len(), cyc, v.Loop+1)
 }
 
+// RunLive checks cfg's liveness properties as Run checks its safety ones,
+// with Run's Result: the same counts (Run's without symmetry) and, for a
+// failed property, a Violation with Lasso set. opts.Invariants and
+// opts.Properties must be empty (a LiveSpec configuration checks liveness
+// only) and opts.Symmetry false.
+func RunLive(ctx context.Context, cfg *model.Config, opts Options, live []string) (*Result, error) {
+	if opts.Symmetry {
+		return nil, fmt.Errorf("liveness under symmetry: a quotient graph can hide or invent fair cycles; check it without SYMMETRY")
+	}
+	if len(opts.Invariants) > 0 || len(opts.Properties) > 0 {
+		return nil, fmt.Errorf("a liveness check checks no invariant or action property: give them a configuration of Spec")
+	}
+	lr, err := CheckLiveness(ctx, cfg, LiveOptions{Workers: opts.Workers, Properties: live, ConfigName: opts.ConfigName,
+		Progress: opts.Progress, ProgressEvery: opts.ProgressEvery})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Distinct: lr.Distinct, Generated: lr.Generated, Depth: lr.Depth, Duration: lr.Duration,
+		MemBytes: lr.GraphBytes, Complete: lr.Violation == nil}
+	n := float64(res.Distinct)
+	res.CollisionProb = n * n / (1 << 65)
+	if v := lr.Violation; v != nil {
+		res.Violation = &Violation{Property: v.Property, Trace: v.Trace, Lasso: true, Loop: v.Loop, Instance: v.Instance}
+	}
+	return res, nil
+}
+
 // edge is one step of the graph between distinct states.
 type edge struct {
 	dst   uint32

@@ -63,12 +63,23 @@ type Violation struct {
 	Property string // the invariant's or action property's name
 	Action   bool   // an action property, violated by the last step
 	Trace    trace.Trace
+	// Lasso: a liveness property, violated by the infinite behaviour that
+	// runs Trace and then Trace.Steps[Loop+1:] again and again (the last
+	// state equals Steps[Loop]'s; Loop = Len()-1: stuttering there for
+	// ever). Instance is the binding of the property's bound variables.
+	Lasso    bool
+	Loop     int
+	Instance string
 }
 
 func (v *Violation) String() string {
 	kind := "invariant"
 	if v.Action {
 		kind = "action property"
+	}
+	if v.Lasso {
+		lv := LiveViolation{Property: v.Property, Instance: v.Instance, Trace: v.Trace, Loop: v.Loop}
+		return lv.String()
 	}
 	return fmt.Sprintf("%s %s is violated (trace of %d states)", kind, v.Property, v.Trace.Len())
 }

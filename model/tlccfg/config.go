@@ -158,6 +158,10 @@ func (f *File) ToCheck() (*Check, error) {
 		}
 		props = append(props, n)
 	}
+	if live && (len(f.Invariants) > 0 || len(props) > 0) {
+		n := append(append([]string(nil), f.Invariants...), props...)[0]
+		return nil, at(f.line(n), n, "a LiveSpec configuration checks liveness only: check %s in a configuration of Spec", n)
+	}
 	if live && len(liveProps) == 0 {
 		return nil, at(f.line(f.Specification), f.Specification, "SPECIFICATION LiveSpec checks no liveness property: name one under PROPERTIES (%v)", model.LivePropertyNames())
 	}

@@ -25,7 +25,13 @@ func Format(cfg model.Config, invariants, properties []string, symmetry bool, he
 	for i, r := range cfg.Replicas {
 		names[i] = string(r)
 	}
-	b.WriteString("SPECIFICATION Spec\nCONSTANTS\n")
+	spec := "Spec"
+	for _, p := range properties {
+		if _, ok := model.LiveProperties[p]; ok {
+			spec = "LiveSpec" // the spec with its fairness (ReplicationLiveness)
+		}
+	}
+	b.WriteString("SPECIFICATION " + spec + "\nCONSTANTS\n")
 	constant := func(name, value string) { fmt.Fprintf(&b, "    %s = %s\n", name, value) }
 	constant("Replicas", "{"+strings.Join(names, ", ")+"}")
 	constant("None", string(model.None))

@@ -41,6 +41,10 @@ type Entry struct {
 	// be. Absent (nil) for a configuration TLC has checked; never given
 	// with CI.
 	TLC *string `json:"tlc,omitempty"`
+	// Mutant, when given, seeds one of model.Mutants into the model (the
+	// explorer) and into a copy of the spec (TLC): a LiveSpec configuration
+	// that must catch it, expecting the property the mutant breaks.
+	Mutant model.Mutant `json:"mutant,omitempty"`
 }
 
 // NoTLCRun is why the configuration has no TLC run, or "" when the
@@ -59,6 +63,10 @@ var Policies = model.Policies
 // runs TLC on, beside the manifest.
 const SpecFile = "Replication.tla"
 
+// LivenessSpecFile is the module of the LiveSpec configurations: SpecFile
+// with its fairness and liveness properties.
+const LivenessSpecFile = "ReplicationLiveness.tla"
+
 // ablationPrefix starts the release of a configuration that changes its
 // release's behaviour: "ablation: 2.1.0 without KIP-320 fencing".
 const ablationPrefix = "ablation: "
@@ -69,7 +77,7 @@ const ablationPrefix = "ablation: "
 var (
 	manifestKeys = map[string]bool{"spec": true, "about": false, "configs": true}
 	entryKeys    = map[string]bool{"name": true, "policy": true, "release": true, "kind": true, "expect": true,
-		"property": false, "ci": true, "about": false, "tlc": false}
+		"property": false, "ci": true, "about": false, "tlc": false, "mutant": false}
 )
 
 // kindExpect is the verdict each kind of configuration must expect: a proof
@@ -84,6 +92,12 @@ func (m *Manifest) LoadCheck(e Entry) (*Check, error) {
 	chk, err := LoadCheck(m.CfgPath(e))
 	if err != nil {
 		return nil, err
+	}
+	if e.Mutant != "" {
+		if !chk.Live {
+			return nil, fmt.Errorf("%s: %s: mutant %s is a liveness bug: %s must say SPECIFICATION LiveSpec", filepath.Join(m.Dir, "manifest.json"), e.Name, e.Mutant, m.CfgPath(e))
+		}
+		chk.Config.Mutant = e.Mutant
 	}
 	if chk.Config.Truncation != e.Policy {
 		return nil, fmt.Errorf("%s: %s: policy = %q, but %s sets Truncation = %q", filepath.Join(m.Dir, "manifest.json"), e.Name, e.Policy, m.CfgPath(e), chk.Config.Truncation)
@@ -160,6 +174,13 @@ func LoadManifest(dir string) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: %s: \"ci\": true, but its tlc note says TLC has no run of it (%q): a configuration too big for TLC is too big for go test; make it \"ci\": false", path, e.Name, *e.TLC)
 		case e.TLC != nil && strings.TrimSpace(*e.TLC) == "":
 			return nil, fmt.Errorf("%s: %s: tlc is empty: say why TLC has no run of it (e.g. \"does not finish: N states at depth D after T, W workers\"), or leave tlc out", path, e.Name)
+		}
+		if e.Mutant != "" {
+			if brk, ok := model.MutantBreaks[e.Mutant]; !ok {
+				return nil, fmt.Errorf("%s: %s: mutant %q: no such seeded bug (known: %v)", path, e.Name, e.Mutant, model.Mutants)
+			} else if e.Expect != "violated" || e.Property != brk {
+				return nil, fmt.Errorf("%s: %s: mutant %s breaks %s: the entry must expect violated %s", path, e.Name, e.Mutant, brk, brk)
+			}
 		}
 		if err := checkRelease(e); err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", path, e.Name, err)
