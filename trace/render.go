@@ -22,6 +22,18 @@ func Render(w io.Writer, cfg *model.Config, t Trace) {
 		}
 		RenderStep(w, cfg, i, st, prev)
 	}
+	if t.Lasso {
+		fmt.Fprintln(w, LassoLine(t))
+	}
+}
+
+// LassoLine says how a lasso goes on after its last state.
+func LassoLine(t Trace) string {
+	last := len(t.Steps) - 1
+	if t.Loop == last {
+		return fmt.Sprintf("  ∞ the behaviour stutters in state %d for ever (no fair step is enabled there)", last)
+	}
+	return fmt.Sprintf("  ∞ state %d is state %d again: steps %d-%d repeat for ever", last, t.Loop, t.Loop+1, last)
 }
 
 // RenderStep writes step i of a trace as Render does; prev is the state

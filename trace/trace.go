@@ -17,6 +17,26 @@ type Trace struct {
 	Source     string // where it came from: "explore", "tlc:FILE", "itf:FILE", ...
 	ConfigName string // the configuration it belongs to (e.g. "le-fenced-2")
 	Steps      []Step
+	// Lasso: the trace is an infinite behaviour's finite picture (a
+	// liveness counterexample). Its last state equals Steps[Loop]'s, and
+	// the behaviour runs Steps[Loop+1:] again and again; Loop = Len()-1
+	// means it stutters in its last state for ever.
+	Lasso bool
+	Loop  int
+}
+
+// CheckLasso reports whether a lasso's Loop names a state equal to its last.
+func (t Trace) CheckLasso() error {
+	if !t.Lasso {
+		return nil
+	}
+	if t.Loop < 0 || t.Loop >= len(t.Steps) {
+		return fmt.Errorf("lasso: loop %d is not a state of the %d-state trace", t.Loop, len(t.Steps))
+	}
+	if !t.Steps[len(t.Steps)-1].State.Equal(t.Steps[t.Loop].State) {
+		return fmt.Errorf("lasso: the last state is not state %d, where the cycle starts", t.Loop)
+	}
+	return nil
 }
 
 // Step is one state of a trace and the action that produced it.

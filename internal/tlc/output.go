@@ -36,13 +36,14 @@ var (
 	reVersion  = regexp.MustCompile(`^TLC2 Version .*$`)
 	reViolated = regexp.MustCompile(`^Error: (?:Invariant|Action property) (\S+) is violated\.`)
 	// A liveness violation: TLC does not say which temporal property.
-	reTemporal  = regexp.MustCompile(`^Error: Temporal properties were violated\.`)
-	reCounts    = regexp.MustCompile(`^([\d,]+) states generated, ([\d,]+) distinct states found`)
-	reDepth     = regexp.MustCompile(`^The depth of the complete state graph search is (\d+)\.`)
-	reState     = regexp.MustCompile(`^State (\d+):`)
-	reWorkers   = regexp.MustCompile(`with (\d+) workers? on`)
-	reCompleted = regexp.MustCompile(`^Model checking completed\. No error has been found\.`)
-	reError     = regexp.MustCompile(`^Error: (.*)$`)
+	reTemporal      = regexp.MustCompile(`^Error: Temporal properties were violated\.`)
+	reTemporalNamed = regexp.MustCompile(`^Error: Temporal property (\S+) was violated\.`)
+	reCounts        = regexp.MustCompile(`^([\d,]+) states generated, ([\d,]+) distinct states found`)
+	reDepth         = regexp.MustCompile(`^The depth of the complete state graph search is (\d+)\.`)
+	reState         = regexp.MustCompile(`^State (\d+):`)
+	reWorkers       = regexp.MustCompile(`with (\d+) workers? on`)
+	reCompleted     = regexp.MustCompile(`^Model checking completed\. No error has been found\.`)
+	reError         = regexp.MustCompile(`^Error: (.*)$`)
 	// TLC's distributed mode: the server's banner, and one line per worker
 	// thread that joined.
 	reServerVersion = regexp.MustCompile(`^TLC2 TLC Server Version (.*)$`)
@@ -106,6 +107,11 @@ func Parse(r io.Reader) (Result, error) {
 			}
 		case reTemporal.MatchString(line):
 			res.Temporal = true
+		case reTemporalNamed.MatchString(line):
+			res.Temporal = true
+			if res.Property == "" {
+				res.Property = reTemporalNamed.FindStringSubmatch(line)[1]
+			}
 		case reCounts.MatchString(line):
 			m := reCounts.FindStringSubmatch(line)
 			res.StatesGenerated = atoi64(m[1])

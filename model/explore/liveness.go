@@ -617,6 +617,7 @@ func (g *graph) lasso(k, inst int, p *model.LiveProperty, starts []uint32, in, b
 	if err != nil {
 		return nil, err
 	}
+	tr.Lasso, tr.Loop = true, loop
 	if !tr.Steps[len(tr.Steps)-1].State.Equal(tr.Steps[loop].State) {
 		return nil, fmt.Errorf("%s: the lasso's cycle does not return to its first state", p.Name)
 	}

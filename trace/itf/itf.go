@@ -69,6 +69,12 @@ func Write(w io.Writer, cfg *model.Config, t trace.Trace) error {
 		states[i] = s
 	}
 	doc["states"] = states
+	if t.Lasso {
+		// ITF's loop: after the last state the behaviour goes on at
+		// states[loop]. Our last state is that state again, so each turn
+		// has one stuttering step, which no property of the spec can tell.
+		doc["loop"] = t.Loop
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(doc)
@@ -98,6 +104,7 @@ func Read(name string, b []byte, cfg *model.Config) (trace.Trace, error) {
 		Meta   map[string]any   `json:"#meta"`
 		Vars   []string         `json:"vars"`
 		States []map[string]any `json:"states"`
+		Loop   *int             `json:"loop"`
 	}
 	if err := strictjson.Unmarshal(b, &doc); err != nil {
 		return trace.Trace{}, fmt.Errorf("%s: not ITF JSON: %w", name, err)
@@ -139,6 +146,22 @@ func Read(name string, b []byte, cfg *model.Config) (trace.Trace, error) {
 			st.Action = a
 		}
 		t.Steps = append(t.Steps, st)
+	}
+	if doc.Loop != nil {
+		k, last := *doc.Loop, len(t.Steps)-1
+		if k < 0 || k > last {
+			return trace.Trace{}, fmt.Errorf("%s: loop = %d: not the index of one of its %d states", name, k, len(t.Steps))
+		}
+		t.Lasso, t.Loop = true, k
+		if !t.Steps[last].State.Equal(t.Steps[k].State) {
+			// Another tool's lasso: the step back to states[loop] is not
+			// written; it is the step that leads there from the last state.
+			a, err := trace.InferAction(cfg, t.Steps[last].State, t.Steps[k].State)
+			if err != nil {
+				return trace.Trace{}, fmt.Errorf("%s: loop = %d: no step of the spec leads from the last state back to state %d: %w", name, k, k, err)
+			}
+			t.Steps = append(t.Steps, trace.Step{Action: a, State: t.Steps[k].State})
+		}
 	}
 	return t, nil
 }
