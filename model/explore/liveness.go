@@ -361,6 +361,21 @@ func (g *graph) expandChunk(nodes []node, out *liveChunk, sc *model.Scratch) {
 			out.err = fmt.Errorf("expanding state %d: %w", nodes[k].idx, err)
 			return
 		}
+		// TLA+ judges a step by its pair of states, not by the disjunct of
+		// Next that made it: a step that some fault action also makes (a
+		// fetch response handled without effect is its loss, under
+		// LossyNetwork) is a Fault step, as TLC evaluates FaultsStop.
+		var faultTo []uint64
+		for _, sc := range out.succs[k] {
+			if sc.fault {
+				faultTo = append(faultTo, sc.fp)
+			}
+		}
+		for i := range out.succs[k] {
+			if slices.Contains(faultTo, out.succs[k][i].fp) {
+				out.succs[k][i].fault = true
+			}
+		}
 	}
 }
 
