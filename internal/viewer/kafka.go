@@ -46,7 +46,7 @@ var behaviours = map[model.ActionKind][]string{
 // release does in each behaviour the action exercises
 // (docs/kafka-releases.md).
 type KafkaRef struct {
-	Source  string         `json:"source"`
+	Source  string        `json:"source"`
 	Release []ReleaseCell `json:"release,omitempty"`
 }
 

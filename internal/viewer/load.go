@@ -163,7 +163,7 @@ func loadRun(path, dir string) (Loaded, error) {
 	if rep.Diverged != "" {
 		p.Mismatch = &Mismatch{Step: rep.DivergedStep, Side: "implementation", What: rep.Diverged, Got: rep.DivergedState}
 	}
-	return Loaded{Name: baseName(path) + ".html", Page: p}, nil
+	return Loaded{Name: baseName(path) + "-run.html", Page: p}, nil
 }
 
 func kindOf(path string) string {
