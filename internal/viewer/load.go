@@ -188,3 +188,12 @@ func baseName(path string) string {
 	}
 	return b
 }
+
+// ChaosPage is the page of a shrunk chaos failure, as hwepoch chaos draws
+// it beside its SVG (sim.SVG): the shrunk trace's model states, its
+// violated invariant marked where it breaks.
+func ChaosPage(s sim.Shrunk, title string) Page {
+	return Page{Title: title, Kind: "shrunk chaos failure", Config: s.Config, Trace: s.Trace, Loop: -1,
+		Subtitle:   fmt.Sprintf("shrunk from %d steps of a simulated run to %d; violates %s\n%s", s.From, s.Trace.Len()-1, s.Invariant, render.ConfigSummary(s.Config)),
+		Invariants: []string{s.Invariant}}
+}

@@ -326,6 +326,7 @@
       mismatchBox.appendChild(tb);
     } else {
       mismatchBox.hidden = true;
+      mismatchBox.textContent = "";
     }
     varTable(varsTable, s, p, null, null);
     if (history.replaceState) history.replaceState(null, "", "#step=" + n);
