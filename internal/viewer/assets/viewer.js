@@ -345,6 +345,11 @@
     e.preventDefault();
     go(to);
   });
-  var m = /step=(\d+)/.exec(location.hash);
-  go(m ? parseInt(m[1], 10) : 0);
+  function fromHash() {
+    var m = /step=(\d+)/.exec(location.hash);
+    return m ? parseInt(m[1], 10) : 0;
+  }
+  // A link to #step=N on the same page moves it there.
+  window.addEventListener("hashchange", function () { go(fromHash()); });
+  go(fromHash());
 })();
