@@ -17,6 +17,10 @@ type Trace struct {
 	Source     string // where it came from: "explore", "tlc:FILE", "itf:FILE", ...
 	ConfigName string // the configuration it belongs to (e.g. "le-fenced-2")
 	Steps      []Step
+	// Loop, when the trace is a lasso (a liveness counterexample: ITF's
+	// "loop"), is the index of the state the behaviour returns to after
+	// its last state; nil for a finite trace.
+	Loop *int
 }
 
 // Step is one state of a trace and the action that produced it.

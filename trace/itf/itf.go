@@ -69,6 +69,9 @@ func Write(w io.Writer, cfg *model.Config, t trace.Trace) error {
 		states[i] = s
 	}
 	doc["states"] = states
+	if t.Loop != nil {
+		doc["loop"] = *t.Loop
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(doc)
@@ -98,6 +101,9 @@ func Read(name string, b []byte, cfg *model.Config) (trace.Trace, error) {
 		Meta   map[string]any   `json:"#meta"`
 		Vars   []string         `json:"vars"`
 		States []map[string]any `json:"states"`
+		// Loop makes the trace a lasso: after the last state it returns
+		// to states[loop] (ADR-015's optional "loop" field).
+		Loop *int `json:"loop"`
 	}
 	if err := strictjson.Unmarshal(b, &doc); err != nil {
 		return trace.Trace{}, fmt.Errorf("%s: not ITF JSON: %w", name, err)
@@ -108,7 +114,10 @@ func Read(name string, b []byte, cfg *model.Config) (trace.Trace, error) {
 	if len(doc.States) == 0 {
 		return trace.Trace{}, fmt.Errorf("%s: states: no states", name)
 	}
-	t := trace.Trace{Source: "itf:" + name}
+	if doc.Loop != nil && (*doc.Loop < 0 || *doc.Loop >= len(doc.States)) {
+		return trace.Trace{}, fmt.Errorf("%s: loop: %d is not the index of one of its %d states", name, *doc.Loop, len(doc.States))
+	}
+	t := trace.Trace{Source: "itf:" + name, Loop: doc.Loop}
 	if c, ok := doc.Meta["config"].(string); ok {
 		t.ConfigName = c
 	}
