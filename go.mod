@@ -4,4 +4,10 @@ go 1.26
 
 require github.com/google/go-cmp v0.7.0
 
-require github.com/leanovate/gopter v0.2.11
+require (
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
+	github.com/leanovate/gopter v0.2.11
+)
+
+require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect

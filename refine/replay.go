@@ -69,6 +69,11 @@ type Mismatch struct {
 	// Context renders the last steps before the failure, one line per
 	// replica per step, and the two states that differ.
 	Context string
+	// Got is the other side's state at Step where there is one: on the
+	// implementation side the abstraction of the cluster's snapshot, on
+	// the model side the model's state (the trace recorded another). The
+	// viewer shows it beside the expected one (hwepoch view).
+	Got *model.State
 }
 
 func (m *Mismatch) Error() string {
@@ -113,8 +118,9 @@ func ReplayModel(cfg *model.Config, tr trace.Trace, opt Options) ([]model.State,
 		}
 		if HasState(st) {
 			if d := Diff(st.State, states[i]); d != "" {
+				got := states[i]
 				return states[:i], &Mismatch{Trace: tr.Source, Step: i, Action: st.Action, Side: "model",
-					What: "the model's state differs from the state the trace recorded", Diff: d,
+					What: "the model's state differs from the state the trace recorded", Diff: d, Got: &got,
 					Context: renderContext(cfg, tr, states[:i+1], i, opt.context(), &st.State)}
 			}
 		}
@@ -157,7 +163,7 @@ func ReplayCase(c Case, opt Options) error {
 				Context: renderContext(c.Config, c.Trace, states, n-1, opt.context(), nil)}
 		}
 		if got, m := Check(c.Config, cl, last); m != nil {
-			m.Trace, m.Step, m.Action = c.Trace.Source, n, *c.Refuse
+			m.Trace, m.Step, m.Action, m.Got = c.Trace.Source, n, *c.Refuse, got
 			m.What = "refusing the step changed the implementation's state: " + m.What
 			m.Context = renderContext(c.Config, c.Trace, states, n-1, opt.context(), got)
 			return m
@@ -189,7 +195,7 @@ func ReplayImpl(cfg *model.Config, tr trace.Trace, states []model.State, opt Opt
 			}
 		}
 		if got, m := Check(cfg, c, states[i]); m != nil {
-			m.Trace, m.Step, m.Action = tr.Source, i, st.Action
+			m.Trace, m.Step, m.Action, m.Got = tr.Source, i, st.Action, got
 			m.Context = renderContext(cfg, tr, states[:i+1], i, opt.context(), got)
 			return m
 		}

@@ -138,3 +138,9 @@ func explain(cfg *model.Config, s *model.State, name string) string {
 	}
 	return "violated"
 }
+
+// Caption is a step's action and what it carried, as the timeline's panels
+// caption it (the interactive viewer, internal/viewer, says it the same way).
+func Caption(cfg *model.Config, prev, cur *model.State, a model.Action) string {
+	return caption(cfg, prev, cur, a)
+}

@@ -120,3 +120,40 @@ func safely(f func() bool) (ok bool, err string) {
 	}()
 	return f(), ""
 }
+
+// Violation is a checked invariant a state violates, and why (named
+// replicas and offsets), as a timeline panel says it.
+type Violation struct {
+	Invariant, Why string
+}
+
+// Violations evaluates the invariants invs (names of model.Invariants;
+// others are ignored) on s, as the timeline does: an invariant that cannot
+// be evaluated counts as violated.
+func Violations(cfg *model.Config, s *model.State, invs []string) []Violation {
+	var out []Violation
+	for _, v := range violations(cfg, s, invs) {
+		out = append(out, Violation{Invariant: v.invariant, Why: v.why})
+	}
+	return out
+}
+
+// EpochColor is the fill of a record of epoch e (white for none): the
+// pictures' palette, which the viewer shares so the two read alike.
+func EpochColor(e int) string { return epochColor(e) }
+
+// EpochPalette is the list of fills EpochColor cycles through.
+func EpochPalette() []string { return append([]string(nil), epochColors...) }
+
+// Colors are the marks the pictures use, by name, for the viewer's CSS.
+func Colors() map[string]string {
+	return map[string]string{"hw": colorHW, "violated": colorViolated, "changed": colorChanged,
+		"text": colorText, "muted": colorMuted, "frame": colorFrame}
+}
+
+// RoleLabel is a replica's role as the pictures label it ("leader e2",
+// "truncating e1", "offline").
+func RoleLabel(s *model.State, r int) string { return roleLabel(s, r) }
+
+// ControllerLine is the controller's state as the pictures print it.
+func ControllerLine(s *model.State) string { return controllerLine(s) }

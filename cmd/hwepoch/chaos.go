@@ -17,6 +17,7 @@ import (
 	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 	"github.com/hwepoch/hwepoch/internal/inputfile"
+	"github.com/hwepoch/hwepoch/internal/viewer"
 	"github.com/hwepoch/hwepoch/refine/sim"
 )
 
@@ -58,7 +59,8 @@ A failing seed prints its fault schedule and writes to -out:
                               events, faults included), replayed on model and
                               implementation; hwepoch replay FILE replays it,
                               hwepoch render FILE -svg OUT draws it;
-  seed-N-POLICY.svg           that trace drawn.
+  seed-N-POLICY.svg           that trace drawn;
+  seed-N-POLICY.html          that trace as an interactive page (hwepoch view).
 (-shrink N shrinks and draws only the first N seeds that lose or diverge:
 a campaign expected to find many spends most of its time shrinking.)
 
@@ -340,12 +342,16 @@ func writeSimFailure(dir, policy string, r sim.Result, shrink bool, stdout, stde
 		fmt.Fprintf(stderr, "hwepoch chaos: seed %d: could not draw the shrunk trace: %v\n", r.Seed, err)
 		return err
 	}
+	if err := viewer.WriteFile(base+".html", viewer.ChaosPage(s, note)); err != nil {
+		fmt.Fprintf(stderr, "hwepoch chaos: seed %d: could not write the shrunk trace's page: %v\n", r.Seed, err)
+		return err
+	}
 	verdict := "replays on the model and the implementation"
 	if err := sim.ReplayShrunk(s); err != nil {
 		verdict = "DOES NOT replay on the implementation: " + err.Error()
 	}
-	printWrapped(stdout, "    shrunk to %d steps violating %s (%d candidates tried): %s.itf.json, drawn in %s.svg\n    the shrunk trace %s\n",
-		s.Trace.Len()-1, s.Invariant, s.Tests, base, base, verdict)
+	printWrapped(stdout, "    shrunk to %d steps violating %s (%d candidates tried): %s.itf.json, drawn in %s.svg, to step through in %s.html\n    the shrunk trace %s\n",
+		s.Trace.Len()-1, s.Invariant, s.Tests, base, base, base, verdict)
 	return nil
 }
 

@@ -48,7 +48,7 @@ func TestChaosHighWatermarkFailuresReplay(t *testing.T) {
 			t.Errorf("%s: exit %d (want 1)\n%s\n%s", run, code, rout, rerrs)
 		}
 		base := strings.TrimSuffix(run, ".sim")
-		for _, ext := range []string{".itf.json", ".svg"} {
+		for _, ext := range []string{".itf.json", ".svg", ".html"} {
 			if fi, err := os.Stat(base + ext); err != nil || fi.Size() == 0 {
 				t.Errorf("%s%s: %v", base, ext, err)
 			}

@@ -47,8 +47,9 @@ Searches (-methods):
 Every counterexample found is replayed on the model and on the
 implementation (as hwepoch replay does) and drawn (as hwepoch render does);
 the table says whether each one passed. With -out DIR each is written as
-DIR/BUG-METHOD.itf.json and DIR/BUG-METHOD.svg, with DIR/hunt-BUG.cfg to
-read it back: hwepoch replay -cfg DIR/hunt-BUG.cfg DIR/BUG-METHOD.itf.json.
+DIR/BUG-METHOD.itf.json, DIR/BUG-METHOD.svg and DIR/BUG-METHOD.html (an
+interactive page, as hwepoch view writes), with DIR/hunt-BUG.cfg to read it
+back: hwepoch replay -cfg DIR/hunt-BUG.cfg DIR/BUG-METHOD.itf.json.
 
 Progress goes to stderr, the table to stdout. Exit status 0 when every
 search ran and every counterexample replayed on the implementation (a

@@ -48,7 +48,7 @@ func TestHuntOneBug(t *testing.T) {
 	if !strings.Contains(errs, "TLA2TOOLS_JAR is not set") {
 		t.Errorf("stderr does not say why there is no TLC: %q", errs)
 	}
-	for _, f := range []string{"kip279-swarm.itf.json", "kip279-swarm.svg", "hunt-kip279.cfg"} {
+	for _, f := range []string{"kip279-swarm.itf.json", "kip279-swarm.svg", "kip279-swarm.html", "hunt-kip279.cfg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("-out: %v", err)
 		}

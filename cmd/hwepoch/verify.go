@@ -39,6 +39,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	traces := fl.Bool("traces", false, "print every counterexample in full, one line per replica per step (default: one line each, naming the command that prints it)")
 	verbose := fl.Bool("v", false, "list every check (not only the stages' counts and what failed), and a progress line per item")
 	quiet := fl.Bool("q", false, "no progress lines on stderr")
+	htmlDir := fl.String("html", "", "also write DIR/index.html (every stage and check with its verdict) and an interactive page (hwepoch view) per counterexample, witness and failure")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, `usage: hwepoch verify [--quick | --all] [flags]
 
@@ -50,7 +51,9 @@ command that prints it in full. -v lists every check: stage, item, policy,
 states or steps, depth, wall time, the expected verdict, the verdict
 found, and ✓ (as expected), ✗ (not) or - (skipped, with the reason and the
 command that runs it). -traces prints every counterexample in full, one
-line per replica per step (the notation: hwepoch help notation). It needs
+line per replica per step (the notation: hwepoch help notation). -html DIR
+also writes DIR/index.html, every check with its verdict, linking a page
+per counterexample, witness and failure (hwepoch view's pages). It needs
 no TLC: TLC's results are read from traces/tlc/.
 
 Stages:
@@ -262,6 +265,13 @@ flags:
 		verified(slices.Clone(rows), maps.Clone(took), mode)
 	}
 	writeVerifyReport(stdout, rows, took, mode, *traces, *verbose)
+	if *htmlDir != "" {
+		if err := writeVerifyHTML(*htmlDir, runsDir, rows); err != nil {
+			fmt.Fprintf(stderr, "hwepoch verify: -html: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "\nthe verdicts and their traces as pages: %s\n", filepath.Join(*htmlDir, "index.html"))
+	}
 	for _, nt := range notes {
 		for _, l := range verify.Wrap(nt, verify.Width+4, "  ") {
 			fmt.Fprintln(stdout, l)

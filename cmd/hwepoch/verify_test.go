@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"html"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +89,48 @@ func TestVerifyQuick(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("-v -traces: output lacks %q", want)
 		}
+	}
+	checkVerifyHTML(t, rows)
+}
+
+// checkVerifyHTML: verify -html DIR writes an index with one row per check
+// and a page per counterexample, witness and failure, each linked and
+// there (the same rows, written as -html writes them after the report).
+func checkVerifyHTML(t *testing.T, rows []verify.Row) {
+	dir := t.TempDir()
+	if err := writeVerifyHTML(dir, filepath.Join("..", "..", "traces", "tlc"), rows); err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(index), "<tr class="); n != len(rows) {
+		t.Errorf("index.html has %d check rows, verify %d", n, len(rows))
+	}
+	hrefs := regexp.MustCompile(`<a href="([^"]+)">`).FindAllStringSubmatch(string(index), -1)
+	cx := 0
+	for _, r := range rows {
+		if r.Counterexample != nil {
+			cx++
+		}
+	}
+	if len(hrefs) < cx {
+		t.Errorf("%d pages linked for %d counterexamples", len(hrefs), cx)
+	}
+	witness := false
+	for _, h := range hrefs {
+		b, err := os.ReadFile(filepath.Join(dir, html.UnescapeString(h[1])))
+		if err != nil {
+			t.Errorf("index.html links %s: %v", h[1], err)
+			continue
+		}
+		if strings.HasPrefix(h[1], "tlc-w-") && strings.Contains(string(b), `id="trace-data"`) {
+			witness = true
+		}
+	}
+	if !witness {
+		t.Error("no page of a TLC witness (traces/tlc/w-*.json)")
 	}
 }
 

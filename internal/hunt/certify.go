@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hwepoch/hwepoch/internal/viewer"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/refine"
 	"github.com/hwepoch/hwepoch/render"
@@ -27,7 +28,8 @@ func (c *Certified) OK() bool { return c.ReplayErr == nil && c.RenderErr == nil 
 
 // Certify replays a cell's counterexample on the model and the
 // implementation and renders it; with outDir set it writes the trace as
-// ITF (BUG-METHOD.itf.json), its timeline (BUG-METHOD.svg) and the bug's
+// ITF (BUG-METHOD.itf.json), its timeline (BUG-METHOD.svg), its page
+// (BUG-METHOD.html, internal/viewer) and the bug's
 // TLC configuration (hunt-BUG.cfg, with which hwepoch replay -cfg and render
 // -cfg read the trace back).
 func Certify(b Bug, c *Cell, outDir string) *Certified {
@@ -70,6 +72,15 @@ func Certify(b Bug, c *Cell, outDir string) *Certified {
 	write(fmt.Sprintf("%s-%s.itf.json", b.Name, c.Method), tr.Bytes())
 	if out.RenderErr == nil {
 		write(fmt.Sprintf("%s-%s.svg", b.Name, c.Method), svg.Bytes())
+		// The same trace to step through (hwepoch view), replay's states.
+		var page bytes.Buffer
+		p := viewer.Page{Title: opt.Title, Subtitle: opt.Subtitle, Kind: "hunt counterexample", Config: &b.Config,
+			Trace: *c.Trace, Invariants: opt.Invariants, Loop: -1}
+		if err := viewer.Write(&page, p); err != nil {
+			out.RenderErr = err
+			return out
+		}
+		write(fmt.Sprintf("%s-%s.html", b.Name, c.Method), page.Bytes())
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/refine"
 	"github.com/hwepoch/hwepoch/render"
+	"github.com/hwepoch/hwepoch/trace"
 )
 
 // RunFile is a run written for replay: the settings and, for a simulated
@@ -154,6 +155,14 @@ type Replayed struct {
 	// Diverged is set when the cluster's abstraction differed from the
 	// model's state (an implementation bug): the step and the difference.
 	Diverged string
+	// Trace is the file's steps as the model takes them, with the model's
+	// states (what hwepoch view draws). DivergedStep is the first step
+	// (index into Trace) where the cluster departed, and DivergedState
+	// the abstraction of the cluster there, if it had one; 0 and nil when
+	// it never departed.
+	Trace         trace.Trace
+	DivergedStep  int
+	DivergedState *model.State
 }
 
 // Lost reports a loss or a divergence of the replayed run.
@@ -189,6 +198,7 @@ func Replay(f RunFile, dir string) (Replayed, error) {
 	if err != nil {
 		return out, &CannotReplay{fmt.Sprintf("the model does not take the file's steps: %v", err)}
 	}
+	out.Trace = tr
 	cc := cluster.DefaultConfig(dir)
 	if err := cc.SetAll(f.Settings); err != nil {
 		return out, &CannotReplay{fmt.Sprintf("settings: %v", err)}
@@ -217,8 +227,9 @@ func Replay(f RunFile, dir string) (Replayed, error) {
 			return out, &CannotReplay{fmt.Sprintf("step %d %s: the stepped cluster refuses it: %v (a free run's interleaving is not always one the stepped cluster can take; a simulated run's always is)", i+1, st, err)}
 		}
 		out.Steps = i + 1
-		if _, m := refine.CheckSnapshot(cfg, c.Snapshot(), tr.Steps[i+1].State); m != nil && out.Diverged == "" {
+		if got, m := refine.CheckSnapshot(cfg, c.Snapshot(), tr.Steps[i+1].State); m != nil && out.Diverged == "" {
 			out.Diverged = fmt.Sprintf("after step %d %s: %s\n%s", i+1, st, m.What, m.Diff)
+			out.DivergedStep, out.DivergedState = i+1, got
 		}
 	}
 	end := tr.Steps[len(tr.Steps)-1].State

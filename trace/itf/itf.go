@@ -115,6 +115,9 @@ func Read(name string, b []byte, cfg *model.Config) (trace.Trace, error) {
 	if len(doc.States) == 0 {
 		return trace.Trace{}, fmt.Errorf("%s: states: no states", name)
 	}
+	if doc.Loop != nil && (*doc.Loop < 0 || *doc.Loop >= len(doc.States)) {
+		return trace.Trace{}, fmt.Errorf("%s: loop: %d is not the index of one of its %d states", name, *doc.Loop, len(doc.States))
+	}
 	t := trace.Trace{Source: "itf:" + name}
 	if c, ok := doc.Meta["config"].(string); ok {
 		t.ConfigName = c
@@ -149,9 +152,6 @@ func Read(name string, b []byte, cfg *model.Config) (trace.Trace, error) {
 	}
 	if doc.Loop != nil {
 		k, last := *doc.Loop, len(t.Steps)-1
-		if k < 0 || k > last {
-			return trace.Trace{}, fmt.Errorf("%s: loop = %d: not the index of one of its %d states", name, k, len(t.Steps))
-		}
 		t.Lasso, t.Loop = true, k
 		if !t.Steps[last].State.Equal(t.Steps[k].State) {
 			// Another tool's lasso: the step back to states[loop] is not
