@@ -23,8 +23,15 @@ func specDir(t testing.TB) string {
 
 func run(t testing.TB, chk *tlccfg.Check, workers int) *Result {
 	t.Helper()
-	res, err := Run(context.Background(), &chk.Config, Options{Workers: workers, Invariants: chk.Invariants,
-		Properties: chk.Properties, Symmetry: chk.Symmetry, ConfigName: chk.Name})
+	opts := Options{Workers: workers, Invariants: chk.Invariants,
+		Properties: chk.Properties, Symmetry: chk.Symmetry, ConfigName: chk.Name}
+	var res *Result
+	var err error
+	if chk.Live {
+		res, err = RunLive(context.Background(), &chk.Config, opts, chk.LiveProperties)
+	} else {
+		res, err = Run(context.Background(), &chk.Config, opts)
+	}
 	if err != nil {
 		t.Fatalf("%s: %v", chk.Name, err)
 	}
@@ -40,6 +47,10 @@ func checkViolation(t *testing.T, cfg *model.Config, v *Violation) {
 	}
 	steps := v.Trace.Steps
 	last := steps[len(steps)-1].State
+	if v.Lasso {
+		checkLasso(t, cfg, v)
+		return
+	}
 	if v.Action {
 		if model.Properties[v.Property](cfg, steps[len(steps)-2].State, last) {
 			t.Fatalf("the counterexample's last step satisfies %s", v.Property)
@@ -75,7 +86,7 @@ func TestManifestCIConfigs(t *testing.T) {
 			continue
 		}
 		t.Run(e.Name, func(t *testing.T) {
-			chk, err := tlccfg.LoadCheck(m.CfgPath(e))
+			chk, err := m.LoadCheck(e) // with the mutant the entry seeds
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +154,7 @@ func compareWithTLC(t *testing.T, res *Result, tlc tlcjson.Run) {
 		}
 		return
 	}
-	if tlc.TraceLength > 0 && res.Violation != nil && res.Violation.Trace.Len() > tlc.TraceLength {
+	if tlc.TraceLength > 0 && res.Violation != nil && !res.Violation.Lasso && res.Violation.Trace.Len() > tlc.TraceLength {
 		t.Errorf("counterexample of %d states, TLC's has %d", res.Violation.Trace.Len(), tlc.TraceLength)
 	}
 }
@@ -245,5 +256,94 @@ func TestSimulateFindsWitnessDeterministically(t *testing.T) {
 	}
 	if b.Walks != a.Walks || b.Steps != a.Steps || b.Violation.Trace.Len() != a.Violation.Trace.Len() {
 		t.Fatal("the same seed gave different walks")
+	}
+}
+
+// checkLasso asserts a liveness counterexample is one: its cycle returns to
+// its loop state, has no fault step, and keeps the property broken there
+// (for P ~> Q: Q false on the whole cycle, after a P /\ ~Q state; for <>[]P:
+// P false somewhere on the cycle), and every fairness conjunct enabled at
+// every state of the cycle is taken in it.
+func checkLasso(t *testing.T, cfg *model.Config, v *Violation) {
+	t.Helper()
+	if err := v.Trace.CheckLasso(); err != nil {
+		t.Fatal(err)
+	}
+	p := model.LiveProperties[v.Property]
+	if p == nil {
+		t.Fatalf("%s is no liveness property", v.Property)
+	}
+	steps := v.Trace.Steps
+	cycle := steps[v.Loop:]
+	for _, st := range cycle[1:] {
+		if model.IsFault(st.Action) {
+			t.Fatalf("the cycle has a fault step %s", st.Action)
+		}
+	}
+	inst := -1
+	for i := range p.Instances(cfg) {
+		if p.InstanceName(cfg, i) == v.Instance {
+			inst = i
+		}
+	}
+	if inst < 0 {
+		t.Fatalf("no instance %q of %s", v.Instance, v.Property)
+	}
+	switch p.Kind {
+	case model.LeadsTo:
+		started := false
+		for _, st := range steps {
+			s := st.State
+			started = started || p.P(cfg, &s, inst) && !p.Q(cfg, &s, inst)
+		}
+		if !started {
+			t.Fatalf("%s: no state with P and not Q", v.Property)
+		}
+		for _, st := range cycle {
+			s := st.State
+			if p.Q(cfg, &s, inst) {
+				t.Fatalf("%s: Q holds on the cycle", v.Property)
+			}
+		}
+	case model.EventuallyAlways:
+		bad := false
+		for _, st := range cycle {
+			s := st.State
+			bad = bad || !p.P(cfg, &s, 0)
+		}
+		if !bad {
+			t.Fatalf("%s: P holds all along the cycle", v.Property)
+		}
+	}
+	// Weak fairness: a conjunct enabled in every state of the cycle is a
+	// step of it.
+	classes := model.FairClasses(cfg)
+	enabledAll := make([]bool, len(classes))
+	for i := range enabledAll {
+		enabledAll[i] = true
+	}
+	for _, st := range cycle {
+		s := st.State
+		en := make([]bool, len(classes))
+		_ = model.NextPtr(cfg, &s, func(a model.Action, u *model.State) bool {
+			if c := model.FairClassOf(cfg, &s, a); c >= 0 && !u.Equal(s) {
+				en[c] = true
+			}
+			return true
+		})
+		for i := range en {
+			enabledAll[i] = enabledAll[i] && en[i]
+		}
+	}
+	for i, st := range cycle[1:] {
+		prev := cycle[i].State
+		if c := model.FairClassOf(cfg, &prev, st.Action); c >= 0 {
+			enabledAll[c] = false
+		}
+	}
+	for i, e := range enabledAll {
+		if e {
+			t.Fatalf("the cycle is unfair: %s is enabled all along it and never taken", classes[i].String(cfg))
+		}
 	}
 }
