@@ -622,6 +622,9 @@ func TestHoldsBoundsAreCurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if chk.Live {
+			continue // liveness, with its own table (TestLivenessTableIsCurrent)
+		}
 		c := chk.Config
 		if per[c.N()] == nil {
 			per[c.N()] = map[bounds][]string{}
@@ -655,4 +658,76 @@ func TestHoldsBoundsAreCurrent(t *testing.T) {
 		b.WriteString("\n")
 	}
 	generated(t, "holds-bounds", b.String(), "the .cfg files of the manifest's holds configurations")
+}
+
+// TestLivenessTableIsCurrent: the liveness section's table of the
+// manifest's LiveSpec configurations: bounds from the .cfg files, the
+// verdict each must give, and TLC's recorded run.
+func TestLivenessTableIsCurrent(t *testing.T) {
+	_, man := specManifest(t)
+	runs, err := tlcjson.LoadRuns(filepath.Join(root, "traces", "tlc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("| configuration | release | seeded bug | bounds | properties | expected | TLC found | TLC distinct states |\n|---|---|---|---|---|---|---|---:|\n")
+	n := 0
+	for _, e := range man.Configs {
+		chk, err := man.LoadCheck(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !chk.Live {
+			continue
+		}
+		n++
+		c := chk.Config
+		net := "reliable network"
+		if c.LossyNetwork {
+			net = "lossy network"
+		}
+		pe := ""
+		if c.Rel().AsyncIsr {
+			pe = fmt.Sprintf(", AlterPartition below partition epoch %d", c.MaxPartitionEpoch)
+		}
+		bounds := fmt.Sprintf("%d replicas, %d record(s), epochs 0-%d, %d crash(es)%s, min.insync.replicas=%d, %s",
+			c.N(), c.MaxRecords, c.MaxEpoch, c.MaxCrashes, pe, c.MinInsyncReplicas, net)
+		mutant := "-"
+		if e.Mutant != "" {
+			mutant = "`" + string(e.Mutant) + "`"
+		}
+		found, distinct := "not recorded", ""
+		if r, ok := runs.Exhaustive(e.Name); ok {
+			found, distinct = r.Verdict, commas(r.DistinctStates)
+			if r.Verdict == "violated" {
+				found = "violates `" + r.Property + "`"
+				distinct += " (stopped at the violation)"
+			}
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", e.Name, e.Release, mutant, bounds,
+			strings.Join(chk.LiveProperties, ", "), verifyExpectation(e), found, distinct)
+	}
+	if n == 0 {
+		t.Fatal("the manifest has no liveness configuration")
+	}
+	generated(t, "liveness-configs", b.String(), "the manifest's LiveSpec configurations and traces/tlc/runs.json")
+}
+
+func verifyExpectation(e tlccfg.Entry) string {
+	if e.Expect == "violated" {
+		return "violates `" + e.Property + "`"
+	}
+	return "holds"
+}
+
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
 }
