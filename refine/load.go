@@ -67,7 +67,7 @@ func LoadWithConfig(path, cfgPath string) ([]Case, error) {
 	}
 	var given *tlccfg.Check
 	if cfgPath != "" {
-		chk, err := tlccfg.LoadCheck(cfgPath)
+		chk, err := tlccfg.LoadCheckSeeded(cfgPath)
 		if err != nil {
 			return nil, fmt.Errorf("the configuration given for %s: %w", path, err)
 		}
@@ -212,7 +212,7 @@ func specConfig(tracePath, name string) (*tlccfg.Check, error) {
 		return nil, fmt.Errorf("%s: no spec/ directory above it holds %s.cfg: give the configuration it was made with (-cfg FILE.cfg)", tracePath, name)
 	}
 	cfgPath := filepath.Join(dir, name+".cfg")
-	chk, err := tlccfg.LoadCheck(cfgPath)
+	chk, err := tlccfg.LoadCheckSeeded(cfgPath)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, fmt.Errorf("%s: its configuration %s does not exist (name the trace after its .cfg, record it in runs.json, or give the configuration: -cfg FILE.cfg)", tracePath, cfgPath)
@@ -302,7 +302,7 @@ func namedConfig(path, name string, given bool) (*tlccfg.Check, error) {
 		return nil, fmt.Errorf("%s: #meta.config: names %s, but no spec/ directory above the trace holds %s.cfg: give the configuration it was made with (-cfg FILE.cfg)", path, name, name)
 	}
 	cfgPath := filepath.Join(dir, name+".cfg")
-	chk, err := tlccfg.LoadCheck(cfgPath)
+	chk, err := tlccfg.LoadCheckSeeded(cfgPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s: #meta.config: names %s, but %s does not exist (name a configuration of spec/manifest.json, or drop \"config\" from #meta if the trace carries its constants)", path, name, cfgPath)

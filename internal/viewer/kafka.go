@@ -104,7 +104,17 @@ func cells(row string) []string {
 // the Go source of kafka_gen.go.
 func Generate(mapping, releases string) ([]byte, error) {
 	source := map[string]string{}
+	inActions := false
 	for _, line := range strings.Split(mapping, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			// Only section (b)'s table maps Next's actions; the liveness
+			// section names the module's operators.
+			inActions = strings.HasPrefix(line, "## (b) Actions")
+			continue
+		}
+		if !inActions {
+			continue
+		}
 		m := actionRow.FindStringSubmatch(line)
 		if m == nil {
 			continue

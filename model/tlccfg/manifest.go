@@ -283,3 +283,25 @@ func FindSpecDir(dir string) (string, error) {
 		d = parent
 	}
 }
+
+// LoadCheckSeeded loads the .cfg at cfgPath as LoadCheck does and, when the
+// manifest beside it has an entry of that name with a mutant, seeds it: a
+// trace of that configuration (TLC's, on the patched spec) is a behaviour
+// of the model with the bug.
+func LoadCheckSeeded(cfgPath string) (*Check, error) {
+	chk, err := LoadCheck(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(cfgPath), "manifest.json")); err != nil {
+		return chk, nil
+	}
+	m, err := LoadManifest(filepath.Dir(cfgPath))
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := m.Lookup(chk.Name); ok && e.Mutant != "" {
+		chk.Config.Mutant = e.Mutant
+	}
+	return chk, nil
+}

@@ -87,8 +87,11 @@ func Parse(name string, b []byte, cfg *model.Config, configName string) (trace.T
 	if len(states) == 0 {
 		return trace.Trace{}, fail(-1, "counterexample.state", "no states")
 	}
-	if len(f.Counterexample.Action) != len(states)-1 {
-		return trace.Trace{}, fail(-1, "counterexample.action", "%d actions for %d states (want one fewer)", len(f.Counterexample.Action), len(states))
+	// A liveness counterexample is a lasso: one more action, from the last
+	// state back to an earlier one (TLC's "Back to state k").
+	lasso := len(f.Counterexample.Action) == len(states)
+	if len(f.Counterexample.Action) != len(states)-1 && !lasso {
+		return trace.Trace{}, fail(-1, "counterexample.action", "%d actions for %d states (want one fewer, or as many for a lasso)", len(f.Counterexample.Action), len(states))
 	}
 	tr := trace.Trace{Source: "tlc:" + name, ConfigName: configName}
 	stateAt := func(step int, field string, raw json.RawMessage) (model.State, error) {
@@ -127,7 +130,24 @@ func Parse(name string, b []byte, cfg *model.Config, configName string) (trace.T
 		if err != nil {
 			return trace.Trace{}, err
 		}
-		after, err := stateAt(step, "action.after", parts[2])
+		if lasso && step == len(states) {
+			// The back edge: its target names the state the cycle starts at.
+			var pair []json.RawMessage
+			var k int
+			if err := decode(parts[2], &pair); err != nil || len(pair) != 2 || decode(pair[0], &k) != nil || k < 1 || k > len(states) {
+				return trace.Trace{}, fail(step, "action.after", "a lasso's last action must lead back to one of its %d states", len(states))
+			}
+			after, err := stateAt(k-1, "action.after", parts[2])
+			if err != nil {
+				return trace.Trace{}, err
+			}
+			tr.Steps = append(tr.Steps, trace.Step{State: after})
+			tr.Lasso, tr.Loop = true, k-1
+		}
+		after, err := stateAt(min(step, len(tr.Steps)-1), "action.after", parts[2])
+		if lasso && step == len(states) {
+			after, err = tr.Steps[step].State, nil
+		}
 		if err != nil {
 			return trace.Trace{}, err
 		}
