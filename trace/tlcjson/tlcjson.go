@@ -141,8 +141,14 @@ func Parse(name string, b []byte, cfg *model.Config, configName string) (trace.T
 			if err != nil {
 				return trace.Trace{}, err
 			}
-			tr.Steps = append(tr.Steps, trace.Step{State: after})
 			tr.Lasso, tr.Loop = true, k-1
+			if k == len(states) {
+				// "State N: Stuttering": the behaviour stays in its last
+				// state; TLC writes it as an edge to itself, under the name
+				// of an action that is not taken.
+				break
+			}
+			tr.Steps = append(tr.Steps, trace.Step{State: after})
 		}
 		after, err := stateAt(min(step, len(tr.Steps)-1), "action.after", parts[2])
 		if lasso && step == len(states) {
