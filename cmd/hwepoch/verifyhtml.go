@@ -88,6 +88,9 @@ func writeVerifyHTML(dir, runsDir string, rows []verify.Row) error {
 				n := name(r.Stage + "-" + r.Item + "-" + r.Policy)
 				p := viewer.Page{Title: c.Title, Subtitle: fmt.Sprintf("hwepoch verify, stage %s: %s; expected %s, found %s", r.Stage, r.Item, r.Expected, r.Found),
 					Kind: "verify counterexample", Config: c.Config, Trace: tr, Invariants: invs, Loop: -1}
+				if tr.Lasso {
+					p.Loop = tr.Loop // a liveness counterexample: its cycle marked
+				}
 				if err := viewer.WriteFile(filepath.Join(dir, n), p); err != nil {
 					return err
 				}
