@@ -40,7 +40,7 @@ type Broker struct {
 	// fetchDead is set by the fetcher-stops-after-loss mutant: after a lost
 	// request or response this incarnation's fetchers send nothing more.
 	fetchDead atomic.Bool
-	reads     servedReads    // stepped mode's reads waiting for UpdateFollowerFetchState
+	reads     servedReads // stepped mode's reads waiting for UpdateFollowerFetchState
 	// lastLeaderAndIsr is the correlation id of the last LeaderAndIsr
 	// applied (the controller's are increasing); only the serve goroutine
 	// touches it.

@@ -226,11 +226,11 @@ type simulator struct {
 	// has acknowledged a write.
 	healed, reacked bool
 	// faultFree: the liveness check's tail runs, from healedAt.
-	faultFree bool
-	healedAt  time.Duration
-	ackedAtHeal     int
-	snap            Snapshot      // after the last decision
-	read            *ConsumerRead // the consumer read of the decision running
+	faultFree   bool
+	healedAt    time.Duration
+	ackedAtHeal int
+	snap        Snapshot      // after the last decision
+	read        *ConsumerRead // the consumer read of the decision running
 }
 
 // option is one thing that may happen next.
