@@ -132,3 +132,61 @@ func (t *liveTracker) observe(since time.Duration, stalled bool) {
 		t.clearAt = since
 	}
 }
+
+// ShrunkStall is a stalled run reduced: the same seed with a shorter fault
+// phase that still stalls on the same property.
+type ShrunkStall struct {
+	Result Result
+	// From is the fault-phase decisions of the run it came from; Runs the
+	// runs tried.
+	From, Runs int
+}
+
+// ShrinkStall shrinks a stalled run by its fault phase: a search over the
+// number of fault decisions (Options.Events) of the same seed,
+// keeping the shortest it finds whose run still stalls on the property
+// the original's first stall names. The run is a function of its seed and
+// length, so the result is written and replayed like any run (its .sim
+// file). A shorter fault phase is a different run after its end, so the
+// search needs no monotonicity: it returns a run that stalls, never one
+// that does not. (Shrinking the stall's steps themselves would need the
+// fault-free tail to run from a replayed prefix; a run's steps replay on
+// a stepped cluster, which has no tail.)
+func ShrinkStall(opt Options, r Result) ShrunkStall {
+	out := ShrunkStall{Result: r, From: r.SimResult.Events}
+	if !r.Stalled() {
+		return out
+	}
+	want := r.Stalls[0].Property
+	stalls := func(x Result) bool { return x.StalledOnly() && x.Stalls[0].Property == want }
+	try := func(events int) bool {
+		o := opt
+		o.Events = events
+		x := Run(o)
+		out.Runs++
+		if stalls(x) {
+			out.Result = x
+			return true
+		}
+		return false
+	}
+	// Short fault phases first (1, 2, 4, ...: a stall that needs few
+	// faults is found in few runs), then halving between the last that
+	// did not stall and the first that did.
+	lo, hi := 0, r.SimResult.Events // hi stalls; lo is not known to
+	for k := 1; k < hi; k *= 2 {
+		if try(k) {
+			hi = k
+			break
+		}
+		lo = k
+	}
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; try(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return out
+}

@@ -243,6 +243,7 @@ type Result struct {
 	// which none did (-1: none); TailDecisions the tail's decisions.
 	StalledAt, ClearAt time.Duration
 	TailDecisions      int
+	mutants            []broker.Mutant // the run's seeded bugs, for its file
 }
 
 // Stalled reports a run that ended its fault-free tail with a property
@@ -322,7 +323,7 @@ func run(opt Options, promise func(*model.Config) []string) Result {
 	r := cluster.Simulate(cluster.SimConfig{Seed: opt.Seed, Settings: opt.Settings, Events: opt.Events, Dir: opt.Dir,
 		Mutants: opt.Mutants, ControllerMutants: opt.ControllerMutants, Observe: observe, LiveFor: opt.LiveFor})
 	res := Result{SimResult: r, Config: cfg, Model: v.s, Validator: v, StalledAt: v.live.stalledAt, ClearAt: v.live.clearAt,
-		TailDecisions: v.live.decisions}
+		TailDecisions: v.live.decisions, mutants: opt.Mutants}
 	if opt.Unvalidated {
 		res.Validator = nil
 		if r.Err == nil && r.Invalid == nil {
