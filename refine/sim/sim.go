@@ -257,7 +257,14 @@ func (r Result) Failed() bool { return r.SimResult.Failed() || r.Stalled() }
 // "did not converge", which a stalled run often also is.
 func (r Result) Status() string {
 	if r.Stalled() && r.Err == nil && r.Invalid == nil {
-		return fmt.Sprintf("%s after %v of fault-free simulated time", StallString(r.Stalls), r.LiveRan)
+		stall := fmt.Sprintf("%s after %v of fault-free simulated time", StallString(r.Stalls), r.LiveRan)
+		if !r.Verdict.OK() {
+			// A lost committed record is never replicated again: Replicated
+			// (ReplicasCatchUp) fails for good after a loss. The loss is the
+			// finding; the stall follows from it.
+			return r.SimResult.Status() + "; " + stall
+		}
+		return stall
 	}
 	return r.SimResult.Status()
 }
