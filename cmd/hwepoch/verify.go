@@ -256,6 +256,16 @@ flags:
 		simPlan.LeaderEpochSeeds, simPlan.HighWatermarkSeeds, simPlan.UncleanSeeds = 2000, 200, 200
 	}
 	stage("simulate", func() []verify.Row { return verify.SimulationRows(simPlan, items) })
+	// The liveness check alone (the simulate stage validates; this one
+	// judges progress only), per release: a few seconds in --quick.
+	livePlan := verify.LivenessPlan{Seeds: 25, Parallel: 2}
+	switch mode {
+	case verify.Quick:
+		livePlan.Seeds = 10
+	case verify.All:
+		livePlan.Seeds = 200
+	}
+	stage("liveness", func() []verify.Row { return verify.LivenessRows(livePlan, items) })
 	stage("boundary", func() []verify.Row { return verify.BoundaryRows(tracesDir, "", items) })
 
 	if verified != nil {
