@@ -286,10 +286,10 @@ func simChaos(opt sim.CampaignOptions, policy, want, out string, shrinkMax int, 
 		switch {
 		case r.Broken():
 			broken++
-		case r.Lost():
-			lost++
-		default:
+		case r.Stalled(): // a stall a loss does not explain (sim.Result.Excused)
 			stalled++
+		default:
+			lost++
 		}
 		sched := r.Faults
 		if !verbose && len(sched) > 12 {

@@ -59,7 +59,7 @@ func LivenessRows(plan LivenessPlan, progress io.Writer) []Row {
 					broken = fmt.Sprintf("seed %d: %s", r.Seed, firstLine(r.Status()))
 				}
 				for _, st := range r.Stalls {
-					if st.Property == "ReplicasCatchUp" && !r.Verdict.OK() {
+					if r.Excused(st) {
 						excused++
 						continue
 					}

@@ -247,8 +247,25 @@ type Result struct {
 }
 
 // Stalled reports a run that ended its fault-free tail with a property
-// stalled (and held to the model up to there, or ran unvalidated).
-func (r Result) Stalled() bool { return len(r.Stalls) > 0 }
+// stalled (and held to the model up to there, or ran unvalidated), other
+// than the one stall a loss explains (Excused).
+func (r Result) Stalled() bool {
+	for _, st := range r.Stalls {
+		if !r.Excused(st) {
+			return true
+		}
+	}
+	return false
+}
+
+// Excused reports the stall a loss explains: ReplicasCatchUp after a run
+// lost or diverged. Replicated asks every live ISR member to hold every
+// committed record; once one is lost (0.10.2 and 0.11 lose them) no
+// replica holds it again, so the property fails for good, and the loss is
+// the run's finding, reported as one.
+func (r Result) Excused(st Stall) bool {
+	return st.Property == "ReplicasCatchUp" && !r.Verdict.OK()
+}
 
 // Failed reports a failure of the simulation's checks or a stall.
 func (r Result) Failed() bool { return r.SimResult.Failed() || r.Stalled() }
@@ -256,12 +273,11 @@ func (r Result) Failed() bool { return r.SimResult.Failed() || r.Stalled() }
 // Status says in one phrase how the run ended: a stall is named before
 // "did not converge", which a stalled run often also is.
 func (r Result) Status() string {
-	if r.Stalled() && r.Err == nil && r.Invalid == nil {
+	if len(r.Stalls) > 0 && r.Err == nil && r.Invalid == nil {
 		stall := fmt.Sprintf("%s after %v of fault-free simulated time", StallString(r.Stalls), r.LiveRan)
 		if !r.Verdict.OK() {
-			// A lost committed record is never replicated again: Replicated
-			// (ReplicasCatchUp) fails for good after a loss. The loss is the
-			// finding; the stall follows from it.
+			// The loss is the finding; a ReplicasCatchUp stall follows
+			// from it (Excused).
 			return r.SimResult.Status() + "; " + stall
 		}
 		return stall
@@ -275,15 +291,16 @@ func (r Result) String() string {
 }
 
 // Lost reports a loss or a divergence: the cluster's own verdict at the
-// end of a run that held to the model, or the model's state breaking a
-// promised Safety invariant on the way (PromiseError), which the
-// implementation then shares.
+// end of a run that held to the model (and converged, or ran its
+// liveness tail to the end), or the model's state breaking a promised
+// Safety invariant on the way (PromiseError), which the implementation
+// then shares.
 func (r Result) Lost() bool {
 	var pe *PromiseError
 	if errors.As(r.Invalid, &pe) {
 		return r.Err == nil && pe.Loss()
 	}
-	return r.Err == nil && r.Invalid == nil && r.Converged && !r.Verdict.OK()
+	return r.Err == nil && r.Invalid == nil && (r.Converged || len(r.Stalls) > 0) && !r.Verdict.OK()
 }
 
 // Broken reports an error, a departure from the model or no convergence:
