@@ -128,9 +128,13 @@ func (b Budget) checks() []Check {
 	return b.Checks
 }
 
-// CI is the budget `go test` runs the mutation check with.
+// CI is the budget `go test` runs the mutation check with. Its liveness
+// check runs 3 seeds per release (the command's 10): the baseline's share
+// of the package's time, and the liveness mutants are caught sooner by
+// the refinement checks at the first catch; refine/sim's and
+// internal/verify's tests hold the liveness check itself to them.
 func CI(tracesDir string) Budget {
-	return Budget{TracesDir: tracesDir, RandomTraces: 200, FreeRuns: 8, FreeRunsToCatch: 60, LiveSeeds: 10, Seed: 1, FirstCatch: true}
+	return Budget{TracesDir: tracesDir, RandomTraces: 200, FreeRuns: 8, FreeRunsToCatch: 60, LiveSeeds: 3, Seed: 1, FirstCatch: true}
 }
 
 // Detection is one check's outcome against one mutant.
