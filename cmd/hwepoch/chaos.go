@@ -91,7 +91,7 @@ timers, a lossy network): what only real concurrency finds, not
 reproducible from its seed; its failing seeds' events are written as steps
 that -replay replays where the stepped cluster can follow them. -duration,
 -interval, -drop, -delay and -max-delay apply only with -free; -events
-(at most %d), -parallel and -log only without it.
+(at most %d), -parallel, -log, -live and -mutant only without it.
 
 Exit status: 0 when the verdicts are as -expect says (holds: no loss or
 divergence; violated: at least one; any: either), 1 otherwise or when a
