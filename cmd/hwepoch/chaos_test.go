@@ -31,7 +31,7 @@ func TestChaosFlagsAreRangeChecked(t *testing.T) {
 // the implementation and is drawn as SVG.
 func TestChaosHighWatermarkFailuresReplay(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := runCLI("chaos", "-seeds", "12", "-policy", "HighWatermark", "-out", dir)
+	code, out, errs := runCLI("chaos", "-seeds", "12", "-policy", "HighWatermark", "-live", "0", "-out", dir) // the loss path alone: no liveness tail
 	if code != 0 || !strings.Contains(out, "with loss or divergence") {
 		t.Fatalf("exit %d (want 0: expect violated)\n%s\n%s", code, out, errs)
 	}
@@ -153,7 +153,7 @@ func TestChaosReplayRefusesWhatItCannotReplay(t *testing.T) {
 // others' runs are still written, and the verdict is the same.
 func TestChaosShrinkLimit(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := runCLI("chaos", "-seeds", "40", "-policy", "HighWatermark", "-shrink", "1", "-out", dir)
+	code, out, errs := runCLI("chaos", "-seeds", "40", "-policy", "HighWatermark", "-shrink", "1", "-live", "0", "-out", dir) // no liveness tail: its cost is not the point
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
