@@ -84,6 +84,10 @@ Stages:
              and a seed gives the same event log twice; HighWatermark loses,
              and its first failing seed shrinks to a trace that replays;
              with unclean elections every seed validated
+  liveness   the simulation's liveness check alone, per release: after the
+             heal 150ms of fault-free simulated time, then no property of
+             spec/ReplicationLiveness.tla may still wait for its progress
+             (hwepoch chaos -live; ReplicasCatchUp excused after a loss)
   boundary   components held at boundaries no trace reaches: the ISR's lag
              rule on a simulated clock, the leader-epoch-checkpoint writer,
              the simulation validator's read check at the HW and its
