@@ -275,6 +275,11 @@ func (r Result) Failed() bool { return r.SimResult.Failed() || r.Stalled() }
 func (r Result) Status() string {
 	if len(r.Stalls) > 0 && r.Err == nil && r.Invalid == nil {
 		stall := fmt.Sprintf("%s after %v of fault-free simulated time", StallString(r.Stalls), r.LiveRan)
+		if r.LiveRan < r.LiveFor {
+			// HealEvents bounds the tail's decisions: a budget it cuts is
+			// no budget spent, and the stall may be one of a too short tail.
+			stall += fmt.Sprintf(" (cut short of %v by the %d-decision bound of the heal phase)", r.LiveFor, r.HealEvents)
+		}
 		if !r.Verdict.OK() {
 			// The loss is the finding; a ReplicasCatchUp stall follows
 			// from it (Excused).
