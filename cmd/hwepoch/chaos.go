@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/cluster"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/release"
@@ -49,6 +51,23 @@ HW. After the fault phase the network heals, every broker restarts, and the
 cluster must take a write and converge. A seed is a function of its number
 and the settings alone: the same seed gives the same event log.
 
+The liveness check (-live, on by default): after the heal the cluster runs
+for -live of simulated time with no fault at all (no crash, restart,
+partition, lost request, administrator's election, nor a shrink of a live
+follower: spec/ReplicationLiveness.tla's FaultsStop), its fetchers, leaders
+and controller going on as Kafka's threads do; then the liveness properties
+are judged on the model's state with the model's predicates. A property
+still waiting for its progress then (a follower truncating in its leader's
+epoch, a live ISR member missing a committed record or the HW below the
+LEO, an acks=all record waiting, an AlterPartition pending, no leader
+though one is eligible) makes the seed a failure of its own kind:
+"stalled: PROPERTY (INSTANCE)", counted apart in the summary, written to
+-out as seed-N-POLICY.sim and shrunk (the same seed with the shortest fault
+phase found that still stalls on the same property, written as
+seed-N-POLICY.shrunk.sim); both replay with -replay. -live 0 turns the
+check off (the heal phase then ends at convergence). -mutant seeds known
+bugs (hwepoch mutants lists them), to see a check bite.
+
 A failing seed prints its fault schedule and writes to -out:
   seed-N-POLICY.sim           the run: replay it with -replay FILE, which
                               simulates the seed again (the event-log hash
@@ -74,7 +93,7 @@ timers, a lossy network): what only real concurrency finds, not
 reproducible from its seed; its failing seeds' events are written as steps
 that -replay replays where the stepped cluster can follow them. -duration,
 -interval, -drop, -delay and -max-delay apply only with -free; -events
-(at most %d), -parallel and -log only without it.
+(at most %d), -parallel, -log, -live and -mutant only without it.
 
 Exit status: 0 when the verdicts are as -expect says (holds: no loss or
 divergence; violated: at least one; any: either), 1 otherwise or when a
@@ -107,6 +126,8 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	unflushed := fs.Bool("unflushed", false, "a crash loses the log's unflushed tail")
 	fencing := fs.Bool("fencing", true, "KIP-320 leader epoch fencing")
 	events := fs.Int("events", 400, fmt.Sprintf("simulation: decisions of each seed's fault phase (at most %d)", sim.MaxEvents))
+	live := fs.Duration("live", sim.DefaultLiveFor, fmt.Sprintf("simulation: the liveness check's budget of fault-free simulated time after the heal (at most %v; 0: no liveness check)", sim.MaxLive))
+	mutant := fs.String("mutant", "", "simulation: seed these known bugs, comma-separated (hwepoch mutants lists them)")
 	parallel := fs.Int("parallel", min(2, runtime.NumCPU()), "simulation: seeds run at a time")
 	free := fs.Bool("free", false, "run the implementation free (goroutines, real time) instead of simulating it")
 	duration := fs.Duration("duration", time.Second, "-free: chaos phase of each seed")
@@ -127,8 +148,9 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 		printDefaults(fs)
 	}
 	if code, done := parseFlags(fs, args, onlyWith("replay", "log"), between("events", 1, sim.MaxEvents),
+		between("live", 0, float64(sim.MaxLive)),
 		needs("duration", "free"), needs("interval", "free"), needs("drop", "free"), needs("delay", "free"),
-		needs("max-delay", "free"), excludes("free", "events", "parallel", "log")); done {
+		needs("max-delay", "free"), excludes("free", "events", "parallel", "log", "live", "mutant")); done {
 		return code
 	}
 	bad := usageError(stderr, "chaos")
@@ -171,6 +193,17 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	case *shrinkMax < -1:
 		return bad("-shrink must be -1 (every failing seed) or at least 0, got %d", *shrinkMax)
 	}
+	var mutants []broker.Mutant
+	for _, name := range strings.Split(*mutant, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		m := broker.Mutant(name)
+		if !slices.Contains(broker.Mutants, m) && !slices.Contains(broker.SimMutants, m) {
+			return bad("-mutant: unknown seeded bug %q (hwepoch mutants lists them)", name)
+		}
+		mutants = append(mutants, m)
+	}
 	for _, kv := range settings {
 		cc := cluster.DefaultConfig("x")
 		if err := cc.SetAll([]string{kv}); err != nil {
@@ -206,9 +239,17 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 		fmt.Sprintf("unclean.leader.election.enable=%t", *unclean), fmt.Sprintf("UnflushedLoss=%t", *unflushed),
 		fmt.Sprintf("MinIsrGatesHW=%t", minIsrGatesHW(p)),
 	}, settings...)
-	printWrapped(stdout, "chaos: %d simulated seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %d decisions of faults each, %d at a time; expect %s\n",
-		*seeds, *first, p, *brokers, a, *minIsr, *unclean, *unflushed, *fencing, *events, *parallel, want)
-	return simChaos(sim.CampaignOptions{First: *first, Seeds: *seeds, Settings: simSettings, Events: *events, Parallel: *parallel},
+	liveness := "no liveness check"
+	if *live > 0 {
+		liveness = fmt.Sprintf("liveness judged after %v fault-free", *live)
+	}
+	if len(mutants) > 0 {
+		liveness += fmt.Sprintf(", seeded bugs %v", mutants)
+	}
+	printWrapped(stdout, "chaos: %d simulated seeds from %d, %s, %d brokers, acks=%s, min.insync.replicas=%d, unclean=%t, unflushed=%t, fencing=%t, %d decisions of faults each, %s, %d at a time; expect %s\n",
+		*seeds, *first, p, *brokers, a, *minIsr, *unclean, *unflushed, *fencing, *events, liveness, *parallel, want)
+	return simChaos(sim.CampaignOptions{First: *first, Seeds: *seeds, Settings: simSettings, Events: *events, Parallel: *parallel,
+		LiveFor: *live, Mutants: mutants},
 		string(p), want, *out, *shrinkMax, *verbose, *printLog, stdout, stderr)
 }
 
@@ -217,7 +258,9 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 func simChaos(opt sim.CampaignOptions, policy, want, out string, shrinkMax int, verbose, printLog bool, stdout, stderr io.Writer) int {
 	start := time.Now()
 	lastReport := start
-	var lost, broken, acked, reads, done, unwritten int
+	var lost, broken, stalled, acked, reads, done, unwritten int
+	var settle time.Duration // the latest a seed's properties settled in its tail
+	var settleSeed uint64
 	sim.Campaign(opt, func(r sim.Result) {
 		done++
 		acked += r.Acked
@@ -233,15 +276,21 @@ func simChaos(opt sim.CampaignOptions, policy, want, out string, shrinkMax int, 
 			lastReport = time.Now()
 			el := time.Since(start)
 			eta := time.Duration(float64(el) / float64(done) * float64(opt.Seeds-done))
-			fmt.Fprintf(stdout, "[%d/%d] %.1f runs/s, %d with loss or divergence, %d broken so far, eta %v\n",
-				done, opt.Seeds, float64(done)/el.Seconds(), lost, broken, eta.Round(time.Second))
+			fmt.Fprintf(stdout, "[%d/%d] %.1f runs/s, %d with loss or divergence, %d stalled, %d broken so far, eta %v\n",
+				done, opt.Seeds, float64(done)/el.Seconds(), lost, stalled, broken, eta.Round(time.Second))
+		}
+		if opt.LiveFor > 0 && !r.Stalled() && r.ClearAt > settle {
+			settle, settleSeed = r.ClearAt, r.Seed
 		}
 		if !r.Failed() {
 			return
 		}
-		if r.Broken() {
+		switch {
+		case r.Broken():
 			broken++
-		} else {
+		case r.Stalled(): // a stall a loss does not explain (sim.Result.Excused)
+			stalled++
+		default:
 			lost++
 		}
 		sched := r.Faults
@@ -249,15 +298,46 @@ func simChaos(opt sim.CampaignOptions, policy, want, out string, shrinkMax int, 
 			sched = append(append([]string(nil), sched[:12]...), fmt.Sprintf("... %d more (-v shows all)", len(r.Faults)-12))
 		}
 		fmt.Fprintf(stdout, "    fault schedule:\n      %s\n", strings.Join(sched, "\n      "))
-		shrink := shrinkMax < 0 || lost <= shrinkMax
+		shrink := shrinkMax < 0 || lost+stalled <= shrinkMax
 		if writeSimFailure(out, policy, r, shrink, stdout, stderr) != nil {
+			unwritten++
+		}
+		if r.StalledOnly() && shrink && writeStallShrunk(out, policy, opt, r, stdout, stderr) != nil {
 			unwritten++
 		}
 	})
 	el := time.Since(start)
-	printWrapped(stdout, "chaos: %d simulated seeds, %d with loss or divergence, %d errors, model departures or no convergence; %d records acknowledged, %d consumer reads checked; %v, %.1f runs/s\n",
-		done, lost, broken, acked, reads, el.Round(time.Millisecond), float64(done)/el.Seconds())
-	return unwrittenCode(unwritten, out, verdictCode(want, lost, broken, stdout), stderr)
+	liveness := "no liveness check"
+	if opt.LiveFor > 0 {
+		liveness = fmt.Sprintf("%d stalled after %v fault-free", stalled, opt.LiveFor)
+		if settleSeed != 0 {
+			liveness += fmt.Sprintf(" (in the others every property held from %v into the tail on, at the latest: seed %d)",
+				settle.Round(time.Microsecond), settleSeed)
+		}
+	}
+	printWrapped(stdout, "chaos: %d simulated seeds, %d with loss or divergence, %s, %d errors, model departures or no convergence; %d records acknowledged, %d consumer reads checked; %v, %.1f runs/s\n",
+		done, lost, liveness, broken, acked, reads, el.Round(time.Millisecond), float64(done)/el.Seconds())
+	code := verdictCode(want, lost, broken, stdout)
+	if stalled > 0 {
+		code = 1 // no release may stall: the spec claims every property for every release
+	}
+	return unwrittenCode(unwritten, out, code, stderr)
+}
+
+// writeStallShrunk shrinks a stalled seed (sim.ShrinkStall: the shortest
+// fault phase found that still stalls on the same property) and writes
+// that run as seed-N-POLICY.shrunk.sim, which chaos -replay replays.
+func writeStallShrunk(dir, policy string, opt sim.CampaignOptions, r sim.Result, stdout, stderr io.Writer) error {
+	s := sim.ShrinkStall(sim.Options{Seed: r.Seed, Settings: opt.Settings, Events: opt.Events, Dir: opt.Dir,
+		Mutants: opt.Mutants, ControllerMutants: opt.ControllerMutants, LiveFor: opt.LiveFor}, r)
+	path := filepath.Join(dir, fmt.Sprintf("seed-%d-%s.shrunk.sim", r.Seed, policy))
+	if err := writeFile(path, func(w io.Writer) error { return sim.WriteRun(w, s.Result) }); err != nil {
+		fmt.Fprintf(stderr, "hwepoch chaos: seed %d: could not write its shrunk run: %v\n", r.Seed, err)
+		return err
+	}
+	printWrapped(stdout, "    shrunk from %d to %d fault decisions (%d runs tried), %d steps: %s\n    written to %s; replay: hwepoch chaos -replay %s\n",
+		s.From, s.Result.SimResult.Events, s.Runs, len(s.Result.Steps), s.Result.Status(), path, path)
+	return nil
 }
 
 // unwrittenCode is the campaign's exit status: 1 when some failing seed's
@@ -321,8 +401,8 @@ func writeSimFailure(dir, policy string, r sim.Result, shrink bool, stdout, stde
 		return err
 	}
 	printWrapped(stdout, "    run (%d steps) written to %s.sim\n    replay: hwepoch chaos -replay %s.sim\n", len(r.Steps), base, base)
-	if r.Validator == nil || r.Broken() {
-		return nil // nothing to shrink on the model: the run departed from it or erred
+	if r.Validator == nil || r.Broken() || r.StalledOnly() {
+		return nil // nothing to shrink on the model: the run departed from it or erred, or stalled (writeStallShrunk)
 	}
 	if !shrink {
 		fmt.Fprintf(stdout, "    not shrunk (-shrink)\n")

@@ -31,7 +31,7 @@ func TestChaosFlagsAreRangeChecked(t *testing.T) {
 // the implementation and is drawn as SVG.
 func TestChaosHighWatermarkFailuresReplay(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := runCLI("chaos", "-seeds", "12", "-policy", "HighWatermark", "-out", dir)
+	code, out, errs := runCLI("chaos", "-seeds", "12", "-policy", "HighWatermark", "-live", "0", "-out", dir) // the loss path alone: no liveness tail
 	if code != 0 || !strings.Contains(out, "with loss or divergence") {
 		t.Fatalf("exit %d (want 0: expect violated)\n%s\n%s", code, out, errs)
 	}
@@ -81,8 +81,43 @@ func TestChaosHighWatermarkFailuresReplay(t *testing.T) {
 // A LeaderEpoch campaign holds (exit 0).
 func TestChaosLeaderEpochHolds(t *testing.T) {
 	code, out, errs := runCLI("chaos", "-seeds", "10", "-out", t.TempDir())
-	if code != 0 || !strings.Contains(out, "10 simulated seeds, 0 with loss or divergence, 0 errors") {
+	if code != 0 || !strings.Contains(oneLineStatus(out), "10 simulated seeds, 0 with loss or divergence, 0 stalled after 150ms fault-free") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A stalled seed (the liveness check, with a seeded bug that stops a
+// follower's fetcher after a lost request) fails the campaign, is counted
+// apart, written and shrunk; the shrunk run replays, stalling again.
+func TestChaosStallIsReportedShrunkAndReplayed(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI("chaos", "-seeds", "1", "-mutant", "fetcher-stops-after-loss", "-out", dir)
+	flat := oneLineStatus(out)
+	if code != 1 || !strings.Contains(flat, "stalled: TruncationEnds") || !strings.Contains(flat, "0 with loss or divergence, 1 stalled after 150ms") {
+		t.Fatalf("exit %d (want 1)\n%s\n%s", code, out, errs)
+	}
+	shrunk := filepath.Join(dir, "seed-1-LeaderEpoch.shrunk.sim")
+	for _, f := range []string{filepath.Join(dir, "seed-1-LeaderEpoch.sim"), shrunk} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	code, rout, rerr := runCLI("chaos", "-replay", shrunk)
+	if code != 1 || !strings.Contains(rout, "reproduced exactly") || !strings.Contains(oneLineStatus(rout), "status: stalled: TruncationEnds") {
+		t.Fatalf("replaying the shrunk run: exit %d (want 1)\n%s\n%s", code, rout, rerr)
+	}
+}
+
+// The liveness flags refuse bad values (exit 2), never panic.
+func TestChaosLivenessFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-live", "-1s"}, {"-live", "11s"}, {"-live", "banana"},
+		{"-mutant", "no-such-bug"}, {"-free", "-live", "1s"}, {"-free", "-mutant", "truncation-loop-stuck"},
+	} {
+		code, out, errs := runCLI(append([]string{"chaos", "-seeds", "1", "-out", t.TempDir()}, args...)...)
+		if code != 2 {
+			t.Errorf("chaos %v: exit %d (want 2)\n%s\n%s", args, code, out, errs)
+		}
 	}
 }
 
@@ -118,7 +153,7 @@ func TestChaosReplayRefusesWhatItCannotReplay(t *testing.T) {
 // others' runs are still written, and the verdict is the same.
 func TestChaosShrinkLimit(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := runCLI("chaos", "-seeds", "40", "-policy", "HighWatermark", "-shrink", "1", "-out", dir)
+	code, out, errs := runCLI("chaos", "-seeds", "40", "-policy", "HighWatermark", "-shrink", "1", "-live", "0", "-out", dir) // no liveness tail: its cost is not the point
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}

@@ -35,7 +35,7 @@ func TestNumericFlagsAndArgumentsAreRangeChecked(t *testing.T) {
 		{[]string{"mutants", "-random", "-1"}, "-random -1: must be at least 0"},
 		{[]string{"mutants", "-free", "-1"}, "-free -1: must be at least 0"},
 		{[]string{"mutants", "stray"}, `unexpected arguments ["stray"]: mutants takes flags only`},
-		{[]string{"mutants", "-checks", "scenario,bogus"}, `-checks: unknown check "bogus" (known: tlc, scenario, regression, random, free, invariant)`},
+		{[]string{"mutants", "-checks", "scenario,bogus"}, `-checks: unknown check "bogus" (known: tlc, scenario, regression, random, free, invariant, liveness)`},
 		{[]string{"mutants", "-checks", ""}, "mutants: -checks: give at least one check"},
 		{[]string{"mutants", "-only", "no-such-bug"}, `unknown mutant "no-such-bug"`},
 		{[]string{"lemmas", "-table", "le-fenced-2"}, `unexpected arguments ["le-fenced-2"]: with -table`},

@@ -21,9 +21,11 @@ const mutantsUsage = `usage: hwepoch mutants [flags]
 The mutation check: for each seeded bug (impl/broker's Mutant switches),
 runs the checker's checks against an implementation with that bug --
 TLC-trace replay, scenario replay, regression replay, random traces,
-free-run validation, and "invariant" (random traces judged by the spec's
-invariants on the implementation's own state, without the model) -- and
-prints which catch it and how long the exposing trace is. The
+free-run validation, "invariant" (random traces judged by the spec's
+invariants on the implementation's own state, without the model) and
+"simulation liveness" (the deterministic simulation's liveness check
+alone: 10 seeds per release, no property of spec/ReplicationLiveness.tla
+stalled after 150ms of fault-free simulated time) -- and prints which catch it and how long the exposing trace is. The
 implementation without a bug is run first: it must pass every check.
 -checks runs some of the checks only (on the baseline and the mutants
 alike; the others show as "not run"), for when one cannot run.

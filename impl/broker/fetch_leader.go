@@ -152,7 +152,9 @@ func (b *Broker) completeRead(r *servedRead) {
 		p.mu.Lock()
 		if p.role == Leader && !stale {
 			p.updateFollowerFetchState(r.req.ReplicaID, part.FetchOffset, part.LogEndOffset, now)
-			p.maybeIncrementLeaderHW()
+			if !p.b.mutant(MutantHWNotAdvancedOnFetch) { // mutant hook: the fetch does not move the HW
+				p.maybeIncrementLeaderHW()
+			}
 			if p.b.mutant(MutantFetchHWAfterUpdate) { // mutant hook: the response carries the updated HW
 				r.parts[i].HighWatermark = p.hw
 			}

@@ -154,6 +154,45 @@ const (
 	MutantTruncateKeepsRecoveryPoint Mutant = Mutant(storage.MutantTruncateKeepsRecoveryPoint)
 )
 
+// The liveness mutants (issue 22): each leaves every step the
+// implementation takes one the model allows, or departs from it only where
+// progress stops, and breaks one liveness property of
+// spec/ReplicationLiveness.tla. The simulation's liveness check (refine/sim,
+// the fault-free tail) must catch each; the model and the spec carry bugs
+// of the same names.
+const (
+	// MutantFetcherStopsAfterLoss: a follower's fetchers stop for good (until
+	// the broker restarts) after one of their requests or responses is lost
+	// (the request timed out): no more Fetch or OffsetsForLeaderEpoch. Kafka's
+	// AbstractFetcherThread.doWork keeps looping after a failed request
+	// (it backs off replica.fetch.backoff.ms and retries). Breaks
+	// ReplicasCatchUp: a live ISR member stops replicating, and once faults
+	// stop nothing (no ShrinkIsr of a live follower) takes it out.
+	MutantFetcherStopsAfterLoss Mutant = "fetcher-stops-after-loss"
+	// MutantHWNotAdvancedOnFetch: the leader does not advance its HW on a
+	// follower's fetch (Partition.updateFollowerFetchState ->
+	// maybeIncrementLeaderHW -> tryCompleteDelayedRequests skipped), so a
+	// waiting acks=all DelayedProduce is not completed by it. Breaks
+	// ProduceCompletes.
+	MutantHWNotAdvancedOnFetch Mutant = "hw-not-advanced-on-fetch"
+	// MutantControllerDropsAlterPartition: under asynchronous AlterPartition
+	// (3.9) the controller drops every AlterPartition request without
+	// deciding or answering it, so the leader's proposal stays pending
+	// (a cluster-level hook on the controller's handler). Breaks
+	// AlterPartitionResolves.
+	MutantControllerDropsAlterPartition Mutant = "controller-drops-alter-partition"
+	// MutantTruncationLoopStuck: KIP-279's truncation loop never finishes:
+	// after an OffsetsForLeaderEpoch answer the follower truncates but stays
+	// in its truncation phase and asks again, never moving to fetching
+	// (AbstractFetcherThread.truncateToEpochEndOffsets never marks the
+	// partition truncated). Breaks TruncationEnds (LeaderEpoch, Kip101).
+	MutantTruncationLoopStuck Mutant = "truncation-loop-stuck"
+)
+
+// LivenessMutants lists the liveness mutants (also in Mutants).
+var LivenessMutants = []Mutant{MutantFetcherStopsAfterLoss, MutantHWNotAdvancedOnFetch,
+	MutantControllerDropsAlterPartition, MutantTruncationLoopStuck}
+
 // The simulation's seeded bugs: what the deterministic simulation's checks
 // must catch (refine/sim's tests). They are not in Mutants, whose table
 // (docs/mutants.md) measures the trace sources.
@@ -184,7 +223,8 @@ var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, 
 	MutantIgnoreDivergingEpoch, MutantHWOverCommittedIsr, MutantStalePartitionEpoch, MutantFetchHWAfterUpdate,
 	MutantReelectionFailsProduce, MutantDropOrphanFetch, MutantExpandDeadFollower, MutantUndefinedToHW,
 	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantSkipDeadLeader, MutantHWGateOverMaximalIsr,
-	MutantProduceGateOverMaximalIsr, MutantTruncateKeepsRecoveryPoint}
+	MutantProduceGateOverMaximalIsr, MutantTruncateKeepsRecoveryPoint,
+	MutantFetcherStopsAfterLoss, MutantHWNotAdvancedOnFetch, MutantControllerDropsAlterPartition, MutantTruncationLoopStuck}
 
 // staleFetchServed is the release's StaleFetchServed, unless the
 // drop-orphan-fetch mutant is on.

@@ -205,6 +205,9 @@ func (p *Partition) applyOffsetsResponse(from int32, corr uint64, r protocol.Epo
 	if p.b.mutant(MutantNoKip279Loop) { // mutant hook: the first answer is final
 		done = true
 	}
+	if p.b.mutant(MutantTruncationLoopStuck) { // mutant hook: no answer is final
+		done = false
+	}
 	if err := p.truncateTo(to); err != nil {
 		return false, err
 	}

@@ -178,6 +178,9 @@ func (n *controllerNode) handle(m netsim.Message) {
 // handleAlterPartition applies an ISR change (the controller's
 // AlterPartition handler) and answers it.
 func (n *controllerNode) handleAlterPartition(m netsim.Message, r protocol.AlterPartitionRequest) {
+	if n.rel.AsyncIsr && slices.Contains(n.cl.cfg.Mutants, broker.MutantControllerDropsAlterPartition) {
+		return // mutant hook: dropped, neither decided nor answered
+	}
 	if n.rel.AsyncIsr {
 		// A leader resends a proposal whose answer is late
 		// (AlterPartitionManager). The first was decided already: the

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/cluster"
@@ -33,6 +34,11 @@ func TestQuickChecksCatchTheSeededBugs(t *testing.T) {
 			}
 		}
 		return out
+	}
+	liveWith := func(m broker.Mutant) func() []Row {
+		return func() []Row {
+			return LivenessRows(LivenessPlan{Seeds: quickLivenessSeeds, Parallel: 2, Mutants: []broker.Mutant{m}}, nil)
+		}
 	}
 	refineWith := func(m broker.Mutant) []Row {
 		return RefineReplayRowsWith(traces, refine.Options{Cluster: func(c *cluster.Config) { c.Mutants = []broker.Mutant{m} }}, nil)
@@ -66,6 +72,12 @@ func TestQuickChecksCatchTheSeededBugs(t *testing.T) {
 			"the validator accepted the run of kip101-scenario-1 HighWatermark"},
 		{string(sim.MutantReadAtHW), func() []Row { return BoundaryRows(traces, string(sim.MutantReadAtHW), nil) },
 			"the check let it through"},
+		// Issue 22's liveness mutants: the liveness stage, the liveness
+		// check alone, names the property each breaks.
+		{string(broker.MutantFetcherStopsAfterLoss), liveWith(broker.MutantFetcherStopsAfterLoss), "stalled: ReplicasCatchUp"},
+		{string(broker.MutantHWNotAdvancedOnFetch), liveWith(broker.MutantHWNotAdvancedOnFetch), "stalled: ProduceCompletes"},
+		{string(broker.MutantControllerDropsAlterPartition), liveWith(broker.MutantControllerDropsAlterPartition), "stalled: AlterPartitionResolves"},
+		{string(broker.MutantTruncationLoopStuck), liveWith(broker.MutantTruncationLoopStuck), "stalled: TruncationEnds"},
 	} {
 		t.Run(tc.bug, func(t *testing.T) {
 			bad := failed(tc.run())
@@ -102,5 +114,22 @@ func TestBoundaryRows(t *testing.T) {
 				t.Errorf("%s seeded: %s: %s (%s), but the check lists %v", m, r.Item, r.Status.Mark(), r.Found, BoundaryChecks[i].Catches)
 			}
 		}
+	}
+}
+
+// quickLivenessSeeds is verify --quick's liveness plan (cmd/hwepoch's
+// verify): the seeds per release in which each liveness mutant must stall.
+const quickLivenessSeeds = 10
+
+// Without a seeded bug the liveness stage passes on every release.
+func TestLivenessRowsPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the liveness check on 40 seeds")
+	}
+	for _, r := range LivenessRows(LivenessPlan{Seeds: quickLivenessSeeds, Parallel: 2}, nil) {
+		if r.Status != Pass {
+			t.Errorf("%s [%s]: %s", r.Item, r.Policy, r.Found)
+		}
+		t.Logf("%s [%s]: %s (%v)", r.Item, r.Policy, r.Found, r.Time.Round(time.Millisecond))
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hwepoch/hwepoch/refine"
 	"github.com/hwepoch/hwepoch/refine/freerun"
 	"github.com/hwepoch/hwepoch/refine/random"
+	"github.com/hwepoch/hwepoch/refine/sim"
 )
 
 // Check names one of the checker's checks.
@@ -36,21 +37,26 @@ const (
 	// implementation's own state, without the model: what a property-based
 	// test without a refinement mapping would catch.
 	Invariant Check = "invariant"
+	// Liveness is the deterministic simulation's liveness check alone
+	// (refine/sim, unvalidated): after the faults heal, the cluster runs
+	// fault-free for sim.DefaultLiveFor of simulated time and must not
+	// stall on any property of spec/ReplicationLiveness.tla.
+	Liveness Check = "simulation liveness"
 )
 
 // Checks lists the checks in the order they run and reports show them.
-var Checks = []Check{TLCReplay, ScenarioReplay, RegressionReplay, Random, FreeRun, Invariant}
+var Checks = []Check{TLCReplay, ScenarioReplay, RegressionReplay, Random, FreeRun, Invariant, Liveness}
 
 // shortNames are the checks' names on a command line (hwepoch mutants
 // -checks), in Checks' order.
 var shortNames = map[Check]string{TLCReplay: "tlc", ScenarioReplay: "scenario", RegressionReplay: "regression",
-	Random: "random", FreeRun: "free", Invariant: "invariant"}
+	Random: "random", FreeRun: "free", Invariant: "invariant", Liveness: "liveness"}
 
 // ShortName is c's name on a command line.
 func (c Check) ShortName() string { return shortNames[c] }
 
 // ParseChecks reads a comma-separated list of checks by their short names
-// (tlc, scenario, regression, random, free, invariant) and returns them in
+// (tlc, scenario, regression, random, free, invariant, liveness) and returns them in
 // Checks' order, each once. An unknown or empty name is an error.
 func ParseChecks(s string) ([]Check, error) {
 	if strings.TrimSpace(s) == "" {
@@ -102,7 +108,9 @@ type Budget struct {
 	// many more (TestFreeRunsValidate: 100 in every go test, and the
 	// recorded runs of TestRecordedRuns).
 	FreeRunsToCatch int
-	Seed            int64
+	// LiveSeeds is the liveness check's seeds per release (0: 10).
+	LiveSeeds int
+	Seed      int64
 	// FirstCatch stops a mutant's checks at the first that catches it (CI);
 	// otherwise every check runs, for the full table.
 	FirstCatch bool
@@ -120,9 +128,13 @@ func (b Budget) checks() []Check {
 	return b.Checks
 }
 
-// CI is the budget `go test` runs the mutation check with.
+// CI is the budget `go test` runs the mutation check with. Its liveness
+// check runs 3 seeds per release (the command's 10): the baseline's share
+// of the package's time, and the liveness mutants are caught sooner by
+// the refinement checks at the first catch; refine/sim's and
+// internal/verify's tests hold the liveness check itself to them.
 func CI(tracesDir string) Budget {
-	return Budget{TracesDir: tracesDir, RandomTraces: 200, FreeRuns: 8, FreeRunsToCatch: 60, Seed: 1, FirstCatch: true}
+	return Budget{TracesDir: tracesDir, RandomTraces: 200, FreeRuns: 8, FreeRunsToCatch: 60, LiveSeeds: 3, Seed: 1, FirstCatch: true}
 }
 
 // Detection is one check's outcome against one mutant.
@@ -208,6 +220,8 @@ func Run(m broker.Mutant, b Budget, progress func(string)) Result {
 				n = max(n, b.FreeRunsToCatch)
 			}
 			d = freeRuns(b, n, mod)
+		case Liveness:
+			d = liveness(b, m)
 		}
 		d.Check, d.Took = c, time.Since(start)
 		res.Detections = append(res.Detections, d)
@@ -310,6 +324,41 @@ func freeRuns(b Budget, n int, mod func(*cluster.Config)) Detection {
 				n = f.Index + 1
 			}
 			return Detection{Caught: true, Length: n, Where: fmt.Sprintf("%s, seed %d", cfg.Truncation, opt.Seed), Detail: firstLine(rep.Err.Error())}
+		}
+	}
+	return Detection{}
+}
+
+// liveness runs the simulation's liveness check alone on LiveSeeds seeds
+// of each release, from seed 1, with mutant m ("" for none); the first
+// stall catches it. ReplicasCatchUp after a loss is no catch: 0.10.2 and
+// 0.11 lose committed records, which no replica holds again.
+func liveness(b Budget, m broker.Mutant) Detection {
+	seeds := b.LiveSeeds
+	if seeds <= 0 {
+		seeds = 10
+	}
+	var ms []broker.Mutant
+	if m != "" {
+		ms = []broker.Mutant{m}
+	}
+	for _, p := range []string{model.LeaderEpoch, model.DivergingEpoch, model.Kip101, model.HighWatermark} {
+		for seed := uint64(1); seed <= uint64(seeds); seed++ {
+			r := sim.Run(sim.Options{Seed: seed, Settings: []string{"Truncation=" + p}, Mutants: ms,
+				LiveFor: sim.DefaultLiveFor, Unvalidated: true})
+			if r.Err != nil || r.Invalid != nil {
+				// The run could not go on, or its end state has no model
+				// counterpart: the mutant broke the implementation outright.
+				return Detection{Caught: true, Length: r.Decisions, Where: fmt.Sprintf("%s, seed %d", p, seed),
+					Detail: "the run failed: " + firstLine(r.Status())}
+			}
+			for _, st := range r.Stalls {
+				if r.Excused(st) {
+					continue
+				}
+				return Detection{Caught: true, Length: r.Decisions, Where: fmt.Sprintf("%s, seed %d", p, seed),
+					Detail: firstLine(r.Status())}
+			}
 		}
 	}
 	return Detection{}

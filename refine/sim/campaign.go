@@ -3,6 +3,7 @@ package sim
 import (
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/controller"
@@ -21,6 +22,9 @@ type CampaignOptions struct {
 	// Parallel runs this many seeds at a time (default 1). Each run is a
 	// function of its seed alone, so the results do not depend on it.
 	Parallel int
+	// LiveFor and Unvalidated are Options' (the liveness check).
+	LiveFor     time.Duration
+	Unvalidated bool
 }
 
 // Campaign runs seeds First..First+Seeds-1, each validated, and hands
@@ -40,7 +44,8 @@ func Campaign(opt CampaignOptions, each func(Result)) {
 			defer wg.Done()
 			for j := range jobs {
 				j.out <- Run(Options{Seed: opt.First + uint64(j.i), Settings: opt.Settings, Events: opt.Events,
-					Dir: opt.Dir, Mutants: opt.Mutants, ControllerMutants: opt.ControllerMutants})
+					Dir: opt.Dir, Mutants: opt.Mutants, ControllerMutants: opt.ControllerMutants,
+					LiveFor: opt.LiveFor, Unvalidated: opt.Unvalidated})
 			}
 		}()
 	}

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/cluster"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/refine"
@@ -25,8 +28,12 @@ type RunFile struct {
 	Events    int
 	Hash      string
 	Status    string
-	Settings  []string
-	Steps     []cluster.Step
+	// Live is the liveness check's budget the run had ('# live', 0: none);
+	// Mutants the seeded bugs it ran with ('# mutant' lines).
+	Live     time.Duration
+	Mutants  []broker.Mutant
+	Settings []string
+	Steps    []cluster.Step
 }
 
 // MaxEvents is the most decisions a run file may ask to simulate again
@@ -36,11 +43,21 @@ type RunFile struct {
 // loaded 2-core machine, the default is 400).
 const MaxEvents = 50_000
 
+// MaxLive is the longest liveness budget a run file or hwepoch chaos -live
+// takes: ten seconds of simulated time (tens of thousands of decisions).
+const MaxLive = 10 * time.Second
+
 // WriteRun writes a simulated run as a RunFile.
 func WriteRun(w io.Writer, r Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# hwepoch simulation run; replay: hwepoch chaos -replay FILE\n")
 	fmt.Fprintf(bw, "# seed %d\n# events %d\n# hash %s\n# status %s\n", r.Seed, r.SimResult.Events, r.Hash(), oneLine(r.Status()))
+	if r.LiveFor > 0 {
+		fmt.Fprintf(bw, "# live %v\n", r.LiveFor)
+	}
+	for _, m := range r.mutants {
+		fmt.Fprintf(bw, "# mutant %s\n", m)
+	}
 	for _, f := range r.Faults {
 		fmt.Fprintf(bw, "# fault %s\n", f)
 	}
@@ -81,7 +98,7 @@ func ReadRun(rd io.Reader) (RunFile, error) {
 		}
 		var err error
 		switch key {
-		case "seed", "events", "hash", "status":
+		case "seed", "events", "hash", "status", "live":
 			if seen[key] {
 				return f, fmt.Errorf("line %d: a second '# %s' line", n, key)
 			}
@@ -102,6 +119,17 @@ func ReadRun(rd io.Reader) (RunFile, error) {
 			marks = append(marks, "'# hash'")
 		case "status":
 			f.Status = val
+		case "live":
+			f.Live, err = time.ParseDuration(val)
+			if err == nil && (f.Live <= 0 || f.Live > MaxLive) {
+				err = fmt.Errorf("%v: want a positive duration up to %v", f.Live, MaxLive)
+			}
+		case "mutant":
+			m := broker.Mutant(val)
+			if !slices.Contains(broker.Mutants, m) && !slices.Contains(broker.SimMutants, m) {
+				err = fmt.Errorf("unknown seeded bug %q", val)
+			}
+			f.Mutants = append(f.Mutants, m)
 		}
 		if err != nil {
 			return f, fmt.Errorf("line %d: %s: %w", n, key, err)
@@ -209,14 +237,14 @@ func Replay(f RunFile, dir string) (Replayed, error) {
 		// or the file would replay steps of its own under the seed's
 		// name. (When it does not reproduce, the file's steps are
 		// replayed as they are, and the caller says it did not.)
-		r := Run(Options{Seed: f.Seed, Settings: f.Settings, Events: f.Events})
+		r := Run(Options{Seed: f.Seed, Settings: f.Settings, Events: f.Events, LiveFor: f.Live, Mutants: f.Mutants})
 		out.Rerun = &r
 		out.Reproduced = r.Hash() == f.Hash
 		if d := stepsDiffer(f.Steps, r.Steps); out.Reproduced && d != "" {
 			return out, &CannotReplay{fmt.Sprintf("the file's steps are not the ones seed %d gives (%d decisions): %s; was the file edited?", f.Seed, f.Events, d)}
 		}
 	}
-	cc.Mode, cc.Hook = cluster.Stepped, nil
+	cc.Mode, cc.Hook, cc.Mutants = cluster.Stepped, nil, f.Mutants
 	c, err := cluster.New(cc)
 	if err != nil {
 		return out, err

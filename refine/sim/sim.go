@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/cluster"
@@ -79,6 +80,7 @@ type Validator struct {
 	// configuration promises (refine.ExpectedInvariants).
 	expected []string
 	mutants  []Mutant
+	live     liveTracker
 }
 
 // NewValidator starts at the model's initial state.
@@ -87,7 +89,7 @@ func NewValidator(cfg *model.Config) *Validator { return newValidator(cfg, nil) 
 // newValidator is NewValidator with seeded bugs of the validator itself.
 func newValidator(cfg *model.Config, mutants []Mutant) *Validator {
 	return &Validator{cfg: cfg, s: model.Init(cfg), expected: refine.ExpectedInvariants(cfg),
-		Elections: map[string]int{}, Kinds: map[model.ActionKind]int{}, mutants: mutants}
+		Elections: map[string]int{}, Kinds: map[model.ActionKind]int{}, mutants: mutants, live: newLiveTracker()}
 }
 
 // State is the model's state after the steps so far.
@@ -124,6 +126,9 @@ func (v *Validator) Observe(st cluster.SimStep) error {
 	}
 	if bad := refine.Violated(v.cfg, v.s, v.expected); len(bad) > 0 && !v.mutant(MutantSkipsInvariants) { // mutant hook: not checked
 		return &PromiseError{Decision: st.Decision, Invariants: bad, Config: v.cfg.String()}
+	}
+	if st.FaultFree {
+		v.live.observe(st.Since, len(Stalls(v.cfg, v.s)) > 0)
 	}
 	if st.Read != nil {
 		return v.checkRead(*st.Read)
@@ -212,6 +217,15 @@ type Options struct {
 	ControllerMutants []controller.Mutant
 	// CheckerMutants are seeded bugs of the validator itself.
 	CheckerMutants []Mutant
+	// LiveFor is the liveness check's budget of fault-free simulated time
+	// after the heal (0: no liveness check; the heal phase ends at
+	// convergence).
+	LiveFor time.Duration
+	// Unvalidated runs the liveness check alone: no decision is held to the
+	// model, and the properties are judged on the abstraction of the
+	// cluster's end state. A seeded bug that departs from the model is then
+	// caught by the liveness check or not at all.
+	Unvalidated bool
 }
 
 // Result is a validated run.
@@ -221,23 +235,87 @@ type Result struct {
 	// Model is the model's state at the end.
 	Model     model.State
 	Validator *Validator
+	// Stalls are the liveness properties that did not progress by the end
+	// of the fault-free tail (Options.LiveFor), judged on Model.
+	Stalls []Stall
+	// StalledAt is the tail time of the last decision after which a
+	// property stalled (-1: none), ClearAt that of the first after it from
+	// which none did (-1: none); TailDecisions the tail's decisions.
+	StalledAt, ClearAt time.Duration
+	TailDecisions      int
+	mutants            []broker.Mutant // the run's seeded bugs, for its file
+}
+
+// Stalled reports a run that ended its fault-free tail with a property
+// stalled (and held to the model up to there, or ran unvalidated), other
+// than the one stall a loss explains (Excused).
+func (r Result) Stalled() bool {
+	for _, st := range r.Stalls {
+		if !r.Excused(st) {
+			return true
+		}
+	}
+	return false
+}
+
+// Excused reports the stall a loss explains: ReplicasCatchUp after a run
+// lost or diverged. Replicated asks every live ISR member to hold every
+// committed record; once one is lost (0.10.2 and 0.11 lose them) no
+// replica holds it again, so the property fails for good, and the loss is
+// the run's finding, reported as one.
+func (r Result) Excused(st Stall) bool {
+	return st.Property == "ReplicasCatchUp" && !r.Verdict.OK()
+}
+
+// Failed reports a failure of the simulation's checks or a stall.
+func (r Result) Failed() bool { return r.SimResult.Failed() || r.Stalled() }
+
+// Status says in one phrase how the run ended: a stall is named before
+// "did not converge", which a stalled run often also is.
+func (r Result) Status() string {
+	if len(r.Stalls) > 0 && r.Err == nil && r.Invalid == nil {
+		stall := fmt.Sprintf("%s after %v of fault-free simulated time", StallString(r.Stalls), r.LiveRan)
+		if r.LiveRan < r.LiveFor {
+			// HealEvents bounds the tail's decisions: a budget it cuts is
+			// no budget spent, and the stall may be one of a too short tail.
+			stall += fmt.Sprintf(" (cut short of %v by the %d-decision bound of the heal phase)", r.LiveFor, r.HealEvents)
+		}
+		if !r.Verdict.OK() {
+			// The loss is the finding; a ReplicasCatchUp stall follows
+			// from it (Excused).
+			return r.SimResult.Status() + "; " + stall
+		}
+		return stall
+	}
+	return r.SimResult.Status()
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("seed %d: %d decisions, %d steps, %d produced, %d acknowledged, %d committed, %d consumer reads, %d faults, %v: %s",
+		r.Seed, r.Decisions, len(r.Steps), r.Produced-1, r.Acked, r.Committed, r.Reads, len(r.Faults), r.Took.Round(time.Microsecond), r.Status())
 }
 
 // Lost reports a loss or a divergence: the cluster's own verdict at the
-// end of a run that held to the model, or the model's state breaking a
-// promised Safety invariant on the way (PromiseError), which the
-// implementation then shares.
+// end of a run that held to the model (and converged, or ran its
+// liveness tail to the end), or the model's state breaking a promised
+// Safety invariant on the way (PromiseError), which the implementation
+// then shares.
 func (r Result) Lost() bool {
 	var pe *PromiseError
 	if errors.As(r.Invalid, &pe) {
 		return r.Err == nil && pe.Loss()
 	}
-	return r.Err == nil && r.Invalid == nil && r.Converged && !r.Verdict.OK()
+	return r.Err == nil && r.Invalid == nil && (r.Converged || len(r.Stalls) > 0) && !r.Verdict.OK()
 }
 
 // Broken reports an error, a departure from the model or no convergence:
-// a failure that is not a loss.
-func (r Result) Broken() bool { return r.Failed() && !r.Lost() }
+// a failure that is neither a loss nor a stall.
+func (r Result) Broken() bool { return r.Failed() && !r.Lost() && !r.StalledOnly() }
+
+// StalledOnly reports a stall of a run that neither erred nor departed
+// from the model: a failure of its own kind (a stalled run often did not
+// converge either; the stall names why).
+func (r Result) StalledOnly() bool { return r.Stalled() && r.Err == nil && r.Invalid == nil }
 
 // Run simulates one seed with every decision validated.
 func Run(opt Options) Result { return run(opt, nil) }
@@ -255,7 +333,40 @@ func run(opt Options, promise func(*model.Config) []string) Result {
 	if promise != nil {
 		v.expected = promise(cfg)
 	}
+	observe := v.Observe
+	var abstractErr error
+	if opt.Unvalidated {
+		observe = func(st cluster.SimStep) error {
+			if st.FaultFree {
+				s, err := refine.Abstract(cfg, st.Snapshot)
+				if err != nil {
+					abstractErr = fmt.Errorf("after %s: %w", st.Decision, err)
+					return abstractErr
+				}
+				v.s = s
+				v.live.observe(st.Since, len(Stalls(cfg, s)) > 0)
+			}
+			return nil
+		}
+	}
 	r := cluster.Simulate(cluster.SimConfig{Seed: opt.Seed, Settings: opt.Settings, Events: opt.Events, Dir: opt.Dir,
-		Mutants: opt.Mutants, ControllerMutants: opt.ControllerMutants, Observe: v.Observe})
-	return Result{SimResult: r, Config: cfg, Model: v.s, Validator: v}
+		Mutants: opt.Mutants, ControllerMutants: opt.ControllerMutants, Observe: observe, LiveFor: opt.LiveFor})
+	res := Result{SimResult: r, Config: cfg, Model: v.s, Validator: v, StalledAt: v.live.stalledAt, ClearAt: v.live.clearAt,
+		TailDecisions: v.live.decisions, mutants: opt.Mutants}
+	if opt.Unvalidated {
+		res.Validator = nil
+		if r.Err == nil && r.Invalid == nil {
+			// The state the properties are judged on: the end state's
+			// abstraction (the tail's last decision's, when it ran).
+			if s, err := refine.Abstract(cfg, r.Final); err != nil {
+				res.Invalid = fmt.Errorf("the end state has no model counterpart: %w", err)
+			} else {
+				res.Model = s
+			}
+		}
+	}
+	if opt.LiveFor > 0 && res.Err == nil && res.Invalid == nil {
+		res.Stalls = Stalls(cfg, res.Model)
+	}
+	return res
 }
