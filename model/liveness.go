@@ -147,6 +147,11 @@ func HWGated(cfg *Config, s *State, l int) bool {
 	return cfg.MinIsrGatesHW && len(s.Isr[l]) < cfg.MinInsyncReplicas
 }
 
+// FollowsIn mirrors FollowsIn(r, l): r follows leader l in l's epoch.
+func FollowsIn(s *State, r, l int) bool {
+	return s.Role[r] == Follower && s.Leader[r] == s.Leader[l] && s.LeaderEpoch[r] == s.LeaderEpoch[l]
+}
+
 // Replicated mirrors Replicated.
 func Replicated(cfg *Config, s *State) bool {
 	l := cfg.Index(s.CtrlLeader)
@@ -156,9 +161,9 @@ func Replicated(cfg *Config, s *State) bool {
 	if s.Hw[l] != s.LEO(l) && !HWGated(cfg, s, l) {
 		return false
 	}
-	for _, r := range s.Isr[l] {
-		i := cfg.Index(r)
-		if !s.Up(i) {
+	for i := range cfg.Replicas {
+		inIsr := s.Up(i) && slices.Contains(s.Isr[l], cfg.Replicas[i])
+		if !inIsr && !FollowsIn(s, i, l) {
 			continue
 		}
 		for _, c := range s.Committed {

@@ -3,6 +3,7 @@ package refine
 import (
 	"fmt"
 
+	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/cluster"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 	"github.com/hwepoch/hwepoch/impl/storage"
@@ -40,6 +41,11 @@ func ClusterConfig(cfg *model.Config, dir string) (cluster.Config, error) {
 	c.UnflushedLoss = cfg.UnflushedLoss
 	c.LossyNetwork = cfg.LossyNetwork
 	c.MissedLeaderAndIsr = cfg.MissedLeaderAndIsr
+	if cfg.Mutant != "" {
+		// The model's seeded liveness bug is the implementation's of the
+		// same name (TestLivenessMutantsShareNames).
+		c.Mutants = append(c.Mutants, broker.Mutant(cfg.Mutant))
+	}
 	return c, nil
 }
 

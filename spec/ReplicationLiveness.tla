@@ -84,14 +84,18 @@ TruncationEnds ==
 (* min.insync.replicas (3.7+): records wait for the ISR to grow, by design. *)
 HWGated(l) == MinIsrGatesHW /\ Cardinality(isr[l]) < MinInsyncReplicas
 
-(* (b) Once faults stop, every live member of the current leader's ISR     *)
-(* holds every committed record, and the HW reaches the leader's LEO       *)
-(* (unless the release gates it), for good.                                 *)
+(* r follows leader l in l's epoch. *)
+FollowsIn(r, l) == role[r] = "Follower" /\ leader[r] = l /\ leaderEpoch[r] = leaderEpoch[l]
+
+(* (b) Once faults stop, every live member of the current leader's ISR,    *)
+(* and every replica following it in its epoch (an under-replicated        *)
+(* partition heals), holds every committed record, and the HW reaches the *)
+(* leader's LEO (unless the release gates it), for good.                   *)
 Replicated ==
     LET l == ctrlLeader IN
     l # None /\ role[l] = "Leader" /\ leaderEpoch[l] = ctrlEpoch =>
         /\ (hw[l] = LEO(l) \/ HWGated(l))
-        /\ \A r \in isr[l] : Up(r) => \A c \in committed : HasRecord(r, c)
+        /\ \A r \in Replicas : (r \in isr[l] /\ Up(r)) \/ FollowsIn(r, l) => \A c \in committed : HasRecord(r, c)
 
 ReplicasCatchUp == FaultsStop => <>[]Replicated
 

@@ -37,9 +37,6 @@ type Broker struct {
 	failed error // first internal error (an I/O error, a storage refusal)
 
 	fetchWait delayedFetches // free mode's fetch purgatory
-	// fetchDead is set by the fetcher-stops-after-loss mutant: after a lost
-	// request or response this incarnation's fetchers send nothing more.
-	fetchDead atomic.Bool
 	reads     servedReads // stepped mode's reads waiting for UpdateFollowerFetchState
 	// lastLeaderAndIsr is the correlation id of the last LeaderAndIsr
 	// applied (the controller's are increasing); only the serve goroutine

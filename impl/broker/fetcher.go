@@ -114,7 +114,7 @@ func (f *fetcherThread) handle(m netsim.Message) {
 // fetching, unless one is in flight or the fetcher is backing off.
 func (f *fetcherThread) maybeSend() {
 	f.mu.Lock()
-	busy := f.inflight != nil || (!f.backoffUntil.IsZero() && f.b.now().Before(f.backoffUntil)) || f.b.fetchDead.Load()
+	busy := f.inflight != nil || (!f.backoffUntil.IsZero() && f.b.now().Before(f.backoffUntil))
 	f.mu.Unlock()
 	if busy {
 		return
@@ -136,10 +136,6 @@ func (f *fetcherThread) send(kind FetchState, only *protocol.TopicPartition) err
 		corr := f.inflight.corr
 		f.mu.Unlock()
 		return fmt.Errorf("broker %d: fetcher for broker %d has request %d in flight", me, f.source, corr)
-	}
-	if b.fetchDead.Load() { // mutant hook (fetcher-stops-after-loss): the fetcher has stopped
-		f.mu.Unlock()
-		return fmt.Errorf("broker %d: fetcher for broker %d has stopped after a lost request", me, f.source)
 	}
 	f.backoffUntil = time.Time{}
 	tps := make([]protocol.TopicPartition, 0, len(f.partitions))
@@ -311,9 +307,7 @@ func (f *fetcherThread) abandon(corr uint64, timedOut bool) bool {
 		return false
 	}
 	f.inflight = nil
-	if timedOut && b.mutant(MutantFetcherStopsAfterLoss) { // mutant hook: a lost request stops the fetchers
-		b.fetchDead.Store(true)
-	}
+	stop := timedOut && b.mutant(MutantFetcherStopsAfterLoss) // mutant hook: a lost request stops the fetcher
 	var evs []*Event
 	for _, tp := range r.tps {
 		p, ok := b.rm.get(tp)
@@ -322,6 +316,11 @@ func (f *fetcherThread) abandon(corr uint64, timedOut bool) bool {
 		}
 		p.mu.Lock()
 		if p.releaseSlot(r.corr) && timedOut {
+			if stop && p.role == Follower {
+				// The model's fetchState "None": this partition's fetcher is
+				// gone until a LeaderAndIsr restarts it.
+				p.fetchState = FetchNone
+			}
 			evs = append(evs, b.event(p, ActLoseMessage, map[string]int64{"f": int64(b.cfg.BrokerID)}, 0))
 		}
 		p.mu.Unlock()

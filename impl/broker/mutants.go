@@ -161,9 +161,11 @@ const (
 // the fault-free tail) must catch each; the model and the spec carry bugs
 // of the same names.
 const (
-	// MutantFetcherStopsAfterLoss: a follower's fetchers stop for good (until
-	// the broker restarts) after one of their requests or responses is lost
-	// (the request timed out): no more Fetch or OffsetsForLeaderEpoch. Kafka's
+	// MutantFetcherStopsAfterLoss: a follower's fetcher stops for good after
+	// one of its requests or responses is lost (the request timed out): the
+	// partition's fetch state becomes None (the model's fetchState "None"),
+	// no more Fetch or OffsetsForLeaderEpoch until a LeaderAndIsr restarts
+	// the fetcher. Kafka's
 	// AbstractFetcherThread.doWork keeps looping after a failed request
 	// (it backs off replica.fetch.backoff.ms and retries). Breaks
 	// ReplicasCatchUp: a live ISR member stops replicating, and once faults

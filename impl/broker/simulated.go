@@ -88,7 +88,7 @@ func (b *Broker) FetcherBackoff() (until int64, ok bool) {
 func (f *fetcherThread) ready() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.inflight != nil || (!f.backoffUntil.IsZero() && f.b.now().Before(f.backoffUntil)) || f.b.fetchDead.Load() {
+	if f.inflight != nil || (!f.backoffUntil.IsZero() && f.b.now().Before(f.backoffUntil)) {
 		return false
 	}
 	for tp := range f.partitions {
