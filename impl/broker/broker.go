@@ -37,7 +37,7 @@ type Broker struct {
 	failed error // first internal error (an I/O error, a storage refusal)
 
 	fetchWait delayedFetches // free mode's fetch purgatory
-	reads     servedReads // stepped mode's reads waiting for UpdateFollowerFetchState
+	reads     servedReads    // stepped mode's reads waiting for UpdateFollowerFetchState
 	// lastLeaderAndIsr is the correlation id of the last LeaderAndIsr
 	// applied (the controller's are increasing); only the serve goroutine
 	// touches it.
