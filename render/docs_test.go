@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace/itf"
 	"github.com/hwepoch/hwepoch/trace/scenario"
 )
 
@@ -63,6 +65,12 @@ func TestDocsPicturesAreCurrent(t *testing.T) {
 		base := filepath.Base(p)
 		// finding-NAME.svg draws the explorer's counterexample of NAME
 		// (docs/findings.md), which must still be there.
+		if name, ok := strings.CutPrefix(base, "liveness-"); ok {
+			// liveness-NAME.svg draws the explorer's lasso of NAME
+			// (docs/correctness.md section 8): a fresh render of it.
+			checkLassoPicture(t, root, base, strings.TrimSuffix(name, ".svg"))
+			continue
+		}
 		if name, ok := strings.CutPrefix(base, "finding-"); ok {
 			itf := filepath.Join(root, "traces", "explorer", "counterexamples", strings.TrimSuffix(name, ".svg")+".itf.json")
 			if _, err := os.Stat(itf); err != nil {
@@ -135,5 +143,46 @@ func TestPhaseNotesFitEveryCaseTheyAreShownIn(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkLassoPicture holds docs/img/BASE to a fresh render of the
+// explorer's lasso traces/explorer/counterexamples/NAME.itf.json, which
+// must be a lasso, and the render to mark its cycle.
+func checkLassoPicture(t *testing.T, root, base, name string) {
+	t.Helper()
+	itfPath := filepath.Join(root, "traces", "explorer", "counterexamples", name+".itf.json")
+	chk, err := tlccfg.LoadCheckSeeded(filepath.Join(root, "spec", name+".cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := itf.ReadFile(itfPath, &chk.Config)
+	if err != nil {
+		t.Fatalf("docs/img/%s: %v", base, err)
+	}
+	if !tr.Lasso {
+		t.Fatalf("docs/img/%s draws %s, which is no lasso", base, itfPath)
+	}
+	var fresh bytes.Buffer
+	if err := SVG(&fresh, &chk.Config, tr, LassoOptions(name, tr)); err != nil {
+		t.Fatal(err)
+	}
+	for _, mark := range []string{"the cycle starts after state", "repeat for ever"} {
+		if !strings.Contains(fresh.String(), mark) {
+			t.Errorf("the lasso's picture lacks %q", mark)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(root, "docs", "img", base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, fresh.Bytes()) {
+		if *update {
+			if err := os.WriteFile(filepath.Join(root, "docs", "img", base), fresh.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("docs/img/%s differs from a fresh render of %s: go test ./render -run TestDocsPicturesAreCurrent -update", base, itfPath)
 	}
 }

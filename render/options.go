@@ -1,5 +1,11 @@
 package render
 
+import (
+	"strings"
+
+	"github.com/hwepoch/hwepoch/trace"
+)
+
 // Options are what the trace itself does not say.
 type Options struct {
 	Title    string // first line of the picture or document
@@ -21,4 +27,11 @@ func (o Options) width() int {
 		return 1240
 	}
 	return o.Width
+}
+
+// LassoOptions are the options of a liveness counterexample's picture:
+// the configuration's name and the property in the title.
+func LassoOptions(name string, t trace.Trace) Options {
+	return Options{Title: name + ": a lasso (liveness counterexample)",
+		Subtitle: strings.TrimSpace(trace.LassoLine(t))}
 }

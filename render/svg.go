@@ -87,6 +87,20 @@ func SVG(w io.Writer, cfg *model.Config, t trace.Trace, opt Options) error {
 		}
 		lays[i] = l
 	}
+	if t.Lasso {
+		// A liveness counterexample: where its cycle starts, and that it
+		// repeats for ever (or stutters) after the last panel.
+		for i := range lays {
+			if p := lays[i].p; p.first <= t.Loop+1 && t.Loop+1 <= p.last || i == len(lays)-1 && t.Loop == len(t.Steps)-1 {
+				lays[i].head = append([]string{fmt.Sprintf("⟲ the cycle starts after state %d", t.Loop)}, lays[i].head...)
+				lays[i].nNote++
+				break
+			}
+		}
+		last := &lays[len(lays)-1]
+		last.foot = append(last.foot, wrap(strings.TrimSpace(trace.LassoLine(t)), textChars, 2)...)
+		last.alarm = true
+	}
 
 	perRow := max(1, int((float64(opt.width())-2*margin+gap)/(panelW+gap)))
 	var body bytes.Buffer
