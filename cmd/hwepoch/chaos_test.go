@@ -93,7 +93,7 @@ func TestChaosStallIsReportedShrunkAndReplayed(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errs := runCLI("chaos", "-seeds", "1", "-mutant", "fetcher-stops-after-loss", "-out", dir)
 	flat := oneLineStatus(out)
-	if code != 1 || !strings.Contains(flat, "stalled: TruncationEnds") || !strings.Contains(flat, "0 with loss or divergence, 1 stalled after 150ms") {
+	if code != 1 || !strings.Contains(flat, "stalled: ReplicasCatchUp") || !strings.Contains(flat, "0 with loss or divergence, 1 stalled after 150ms") {
 		t.Fatalf("exit %d (want 1)\n%s\n%s", code, out, errs)
 	}
 	shrunk := filepath.Join(dir, "seed-1-LeaderEpoch.shrunk.sim")
@@ -103,7 +103,7 @@ func TestChaosStallIsReportedShrunkAndReplayed(t *testing.T) {
 		}
 	}
 	code, rout, rerr := runCLI("chaos", "-replay", shrunk)
-	if code != 1 || !strings.Contains(rout, "reproduced exactly") || !strings.Contains(oneLineStatus(rout), "status: stalled: TruncationEnds") {
+	if code != 1 || !strings.Contains(rout, "reproduced exactly") || !strings.Contains(oneLineStatus(rout), "status: stalled: ReplicasCatchUp") {
 		t.Fatalf("replaying the shrunk run: exit %d (want 1)\n%s\n%s", code, rout, rerr)
 	}
 }

@@ -329,6 +329,13 @@ func run(opt Options, promise func(*model.Config) []string) Result {
 	if err != nil {
 		return Result{SimResult: cluster.SimResult{Seed: opt.Seed, Settings: settings, Err: err}}
 	}
+	for _, m := range opt.Mutants {
+		// A seeded liveness bug is the model's too (same name): the
+		// validator holds the implementation to the model with the bug.
+		if slices.Contains(model.Mutants, model.Mutant(m)) {
+			cfg.Mutant = model.Mutant(m)
+		}
+	}
 	v := newValidator(cfg, opt.CheckerMutants)
 	if promise != nil {
 		v.expected = promise(cfg)
