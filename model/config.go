@@ -98,7 +98,7 @@ type Config struct {
 	// Mutant is no spec constant: a seeded liveness bug (model/mutants.go)
 	// that the explorer and TLC (on MutantSpec's patched copy of the spec)
 	// must catch. Empty in every real configuration.
-	Mutant Mutant
+	Mutant Mutant `json:",omitempty"`
 }
 
 // Validate mirrors the spec's ASSUMEs, plus what the Go representation needs

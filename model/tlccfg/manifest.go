@@ -293,15 +293,29 @@ func LoadCheckSeeded(cfgPath string) (*Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(cfgPath), "manifest.json")); err != nil {
+	// Only the entry's mutant is read: the rest of the manifest is
+	// LoadManifest's to judge, and a directory holding a .cfg need not
+	// hold every configuration the manifest names.
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(cfgPath), "manifest.json"))
+	if err != nil {
 		return chk, nil
 	}
-	m, err := LoadManifest(filepath.Dir(cfgPath))
-	if err != nil {
-		return nil, err
+	var m struct {
+		Configs []struct {
+			Name   string       `json:"name"`
+			Mutant model.Mutant `json:"mutant"`
+		} `json:"configs"`
 	}
-	if e, ok := m.Lookup(chk.Name); ok && e.Mutant != "" {
-		chk.Config.Mutant = e.Mutant
+	if json.Unmarshal(b, &m) != nil {
+		return chk, nil
+	}
+	for _, e := range m.Configs {
+		if e.Name == chk.Name && e.Mutant != "" {
+			if !slices.Contains(model.Mutants, e.Mutant) {
+				return nil, fmt.Errorf("%s: manifest.json seeds %s with %q, no such bug (known: %v)", cfgPath, chk.Name, e.Mutant, model.Mutants)
+			}
+			chk.Config.Mutant = e.Mutant
+		}
 	}
 	return chk, nil
 }

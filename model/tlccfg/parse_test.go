@@ -154,7 +154,7 @@ func TestManifestConfigs(t *testing.T) {
 			continue
 		}
 		if e.Expect == "violated" {
-			all := append(append([]string{}, c.Invariants...), c.Properties...)
+			all := append(append(append([]string{}, c.Invariants...), c.Properties...), c.LiveProperties...)
 			found := false
 			for _, n := range all {
 				found = found || n == e.Property
