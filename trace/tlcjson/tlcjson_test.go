@@ -57,7 +57,7 @@ func TestReplayTLCTraces(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: no configuration %s in the manifest", path, name)
 			}
-			chk, err := tlccfg.LoadCheck(m.CfgPath(entry))
+			chk, err := m.LoadCheck(entry) // with the mutant the entry seeds
 			if err != nil {
 				t.Fatal(err)
 			}
