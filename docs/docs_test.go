@@ -26,6 +26,7 @@ import (
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/internal/lemmas"
+	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/internal/verify"
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
@@ -701,7 +702,7 @@ func TestLivenessTableIsCurrent(t *testing.T) {
 		}
 		found, distinct := "not recorded", ""
 		if r, ok := runs.Exhaustive(e.Name); ok {
-			found, distinct = r.Verdict, commas(r.DistinctStates)
+			found, distinct = r.Verdict, tlc.Commas(r.DistinctStates)
 			if r.Verdict == "violated" {
 				found = "violates `" + r.Property + "`"
 				distinct += " (stopped at the violation)"
@@ -721,16 +722,4 @@ func verifyExpectation(e tlccfg.Entry) string {
 		return "violates `" + e.Property + "`"
 	}
 	return "holds"
-}
-
-func commas(n int64) string {
-	s := fmt.Sprint(n)
-	var out []byte
-	for i := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
 }

@@ -46,13 +46,14 @@ func VerdictTable(man *tlccfg.Manifest, runs *tlcjson.Runs) string {
 			trace = fmt.Sprintf("[%d states](../traces/tlc/%s)", r.TraceLength, r.TraceJSON)
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %d | %s | %.0f s (%d) |\n",
-			c.Name, c.Policy, c.Kind, exp, found, commas(r.DistinctStates), commas(r.StatesGenerated),
+			c.Name, c.Policy, c.Kind, exp, found, Commas(r.DistinctStates), Commas(r.StatesGenerated),
 			r.Depth, trace, r.Seconds, r.Workers)
 	}
 	return b.String()
 }
 
-func commas(n int64) string {
+// Commas writes n with thousands separators, as the docs print counts.
+func Commas(n int64) string {
 	s := fmt.Sprint(n)
 	var out []byte
 	for i := range s {

@@ -12,8 +12,8 @@ import (
 
 func TestCommas(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1095034: "1,095,034"} {
-		if got := commas(n); got != want {
-			t.Errorf("commas(%d) = %q, want %q", n, got, want)
+		if got := Commas(n); got != want {
+			t.Errorf("Commas(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
