@@ -181,11 +181,26 @@ func (l *loader) counterExample(ce Value) error {
 		l.tr.Steps = append(l.tr.Steps, trace.Step{State: s})
 	}
 	known := make([]bool, len(slots))
+	var back *Value // a liveness counterexample's step back into its cycle
 	if av, ok := ce.Field("action"); ok {
 		if !isCollection(av) {
 			return l.fail(-1, "action", "want a set of <<<<n, [variables]>>, [name |-> ...], <<n+1, [variables]>>>>, got %s", av.Kind)
 		}
 		for _, e := range av.Elems {
+			if e.Kind == Seq && len(e.Elems) == 3 {
+				n, _, ok1 := numbered(e.Elems[0])
+				m, _, ok2 := numbered(e.Elems[2])
+				if ok1 && ok2 && n == len(slots) && m >= 1 && m <= n {
+					// A lasso (TLC's "Back to state m", or "Stuttering"
+					// when m is the last state): not a step of the list.
+					if back != nil {
+						return l.fail(n, "action", "two actions lead back from the last state")
+					}
+					back = &e
+					l.tr.Lasso, l.tr.Loop = true, m-1
+					continue
+				}
+			}
 			step, err := l.action(e, slots, known)
 			if err != nil {
 				return err
@@ -193,7 +208,21 @@ func (l *loader) counterExample(ce Value) error {
 			known[step] = true
 		}
 	}
-	return l.infer(known)
+	if err := l.infer(known); err != nil {
+		return err
+	}
+	if back == nil || l.tr.Loop == len(slots)-1 {
+		return nil // no lasso, or one that stutters in its last state
+	}
+	// The cycle's closing step: our lassos repeat its target as the last
+	// state (trace.Trace.Lasso).
+	n := len(slots)
+	a, err := l.actionInfo(n, back.Elems[1])
+	if err != nil {
+		return err
+	}
+	l.tr.Steps = append(l.tr.Steps, trace.Step{Action: a, State: l.tr.Steps[l.tr.Loop].State})
+	return nil
 }
 
 // action loads one <<<<n, VARS>>, INFO, <<n+1, VARS>>>> and returns its step, n.
@@ -230,21 +259,31 @@ func (l *loader) action(e Value, slots []*Value, known []bool) (int, error) {
 			return 0, l.fail(n, "action", "the states around the action differ from the trace's states %d and %d", n-1, n)
 		}
 	}
-	info := e.Elems[1]
+	a, err := l.actionInfo(n, e.Elems[1])
+	if err != nil {
+		return 0, err
+	}
+	l.tr.Steps[n].Action = a
+	return n, nil
+}
+
+// actionInfo decodes an action's [name |-> ..., context |-> ...] record,
+// the action of step n.
+func (l *loader) actionInfo(n int, info Value) (model.Action, error) {
 	if info.Kind != Record {
-		return 0, l.fail(n, "action", "want a record [name |-> ..., context |-> ...], got %s", info.Kind)
+		return model.Action{}, l.fail(n, "action", "want a record [name |-> ..., context |-> ...], got %s", info.Kind)
 	}
 	nv, ok := info.Field("name")
 	if !ok {
-		return 0, l.fail(n, "action.name", "missing")
+		return model.Action{}, l.fail(n, "action.name", "missing")
 	}
 	if nv.Kind != String {
-		return 0, l.fail(n, "action.name", "want a string, got %s", nv.Kind)
+		return model.Action{}, l.fail(n, "action.name", "want a string, got %s", nv.Kind)
 	}
 	ctx := map[string]any{}
 	if cv, ok := info.Field("context"); ok {
 		if cv.Kind != Record {
-			return 0, l.fail(n, "action.context", "want a record, got %s", cv.Kind)
+			return model.Action{}, l.fail(n, "action.context", "want a record, got %s", cv.Kind)
 		}
 		ctx = neutral(cv).(map[string]any)
 	}
@@ -252,12 +291,11 @@ func (l *loader) action(e Value, slots []*Value, known []bool) (int, error) {
 	if err != nil {
 		field := "action.name"
 		if fe, ok := err.(*trace.FieldError); ok {
-			return 0, l.fail(n, "action."+fe.Path, "%s", fe.Msg)
+			return model.Action{}, l.fail(n, "action."+fe.Path, "%s", fe.Msg)
 		}
-		return 0, l.fail(n, field, "%v", err)
+		return model.Action{}, l.fail(n, field, "%v", err)
 	}
-	l.tr.Steps[n].Action = a
-	return n, nil
+	return a, nil
 }
 
 // plain loads Trace == <<VARS, ...>>.

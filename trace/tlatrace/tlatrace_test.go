@@ -80,7 +80,7 @@ func loadConfig(t testing.TB, name string) *model.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chk, err := tlccfg.LoadCheck(filepath.Join(dir, name+".cfg"))
+	chk, err := tlccfg.LoadCheckSeeded(filepath.Join(dir, name+".cfg")) // a mutant configuration's bug seeded
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +145,9 @@ func TestInferredActions(t *testing.T) {
 		want, err := Load(tw.tla, cfg, tw.config)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want.Lasso {
+			continue // the plain form lists the states, not the step back into the cycle
 		}
 		b, err := os.ReadFile(tw.tla)
 		if err != nil {
