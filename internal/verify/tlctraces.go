@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hwepoch/hwepoch/model"
+	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 	"github.com/hwepoch/hwepoch/trace"
 	"github.com/hwepoch/hwepoch/trace/tlcjson"
@@ -112,7 +113,7 @@ func tlcTraceRow(man *tlccfg.Manifest, runsDir, file string, byTrace map[string]
 		row.Found, row.Status = "not replayed", Skipped
 		return row
 	}
-	chk, err := tlccfg.LoadCheck(cfgPath)
+	chk, err := tlccfg.LoadCheckSeeded(cfgPath) // a mutant configuration's bug seeded
 	if err != nil {
 		if os.IsNotExist(err) {
 			err = fmt.Errorf("no configuration %s for this trace (record it in runs.json or name the trace after its .cfg)", cfgName)
@@ -131,6 +132,23 @@ func tlcTraceRow(man *tlccfg.Manifest, runsDir, file string, byTrace map[string]
 	if _, err := trace.Replay(&chk.Config, tr); err != nil {
 		row.Found = "does not replay: " + err.Error()
 		row.Time = time.Since(start)
+		return row
+	}
+	if tr.Lasso {
+		// A liveness counterexample: the lasso must be a fair behaviour,
+		// faults stopped, that breaks the property.
+		row.Expected = "replays, a fair lasso that breaks " + want
+		inst, err := explore.CheckLasso(&chk.Config, want, tr)
+		row.Time = time.Since(start)
+		if err != nil {
+			row.Found = "replays, but " + err.Error()
+			return row
+		}
+		row.Found = "replays, a fair lasso that breaks " + want
+		if inst != "" {
+			row.Found += " (" + inst + ")"
+		}
+		row.Status = Pass
 		return row
 	}
 	step, name := firstViolation(chk, tr)

@@ -140,3 +140,36 @@ func readSpec(t *testing.T) []byte {
 	}
 	return b
 }
+
+// TestCheckLassoBites: CheckLasso refuses a lasso whose cycle has a Fault
+// step (live-hw-catchup's under a lossy network, where its fetch response
+// handled without effect is the pair a loss makes), one that is unfair
+// (stuttering where a broker has a LeaderAndIsr to handle), and one that
+// breaks another property than the one named.
+func TestCheckLassoBites(t *testing.T) {
+	chk := liveCheck(t, "live-hw-catchup")
+	res, err := CheckLiveness(context.Background(), &chk.Config, LiveOptions{Properties: chk.LiveProperties})
+	if err != nil || res.Violation == nil {
+		t.Fatalf("no lasso: %v", err)
+	}
+	tr := res.Violation.Trace
+	if _, err := CheckLasso(&chk.Config, "ReplicasCatchUp", tr); err != nil {
+		t.Fatalf("the explorer's own lasso: %v", err)
+	}
+	lossy := chk.Config
+	lossy.LossyNetwork = true
+	if _, err := CheckLasso(&lossy, "ReplicasCatchUp", tr); err == nil || !strings.Contains(err.Error(), "Fault step") {
+		t.Errorf("a cycle with a loss's pair of states: %v", err)
+	}
+	if _, err := CheckLasso(&chk.Config, "LeaderElected", tr); err == nil || !strings.Contains(err.Error(), "does not break") {
+		t.Errorf("another property: %v", err)
+	}
+	// Stutter right after the first election: r1 and r2 have a
+	// LeaderAndIsr to handle, so stuttering there is no fair behaviour.
+	short := tr
+	short.Steps = tr.Steps[:2]
+	short.Loop = 1
+	if _, err := CheckLasso(&chk.Config, "ReplicasCatchUp", short); err == nil || !strings.Contains(err.Error(), "unfair") {
+		t.Errorf("stuttering with a request to handle: %v", err)
+	}
+}
