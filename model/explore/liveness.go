@@ -77,12 +77,13 @@ func (v *LiveViolation) String() string {
 	if v.Instance != "" {
 		inst = " (" + v.Instance + ")"
 	}
-	cyc := fmt.Sprintf("a cycle of %d steps", v.Trace.Len()-1-v.Loop)
+	// States are numbered from 0, as the rendered trace numbers them.
+	rest := fmt.Sprintf("then steps %d-%d again and again, back to state %d", v.Loop+1, v.Trace.Len()-1, v.Loop)
 	if v.Loop == v.Trace.Len()-1 {
-		cyc = "stuttering for ever"
+		rest = fmt.Sprintf("then stuttering in state %d for ever", v.Loop)
 	}
-	return fmt.Sprintf("temporal property %s%s is violated (lasso: %d states, then %s from state %d)",
-		v.Property, inst, v.Trace.Len(), cyc, v.Loop+1)
+	return fmt.Sprintf("temporal property %s%s is violated (lasso of %d states, %s)",
+		v.Property, inst, v.Trace.Len(), rest)
 }
 
 // RunLive checks cfg's liveness properties as Run checks its safety ones,
