@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hwepoch/hwepoch/model"
@@ -357,29 +356,11 @@ func (c *checker) fingerprintBuf(s *model.State, enc, buf []byte) (uint64, []byt
 // search within a chunk's time rather than at the end of a level (a level of
 // millions of states takes minutes).
 func (c *checker) expandLevel(ctx context.Context, frontier []node, seen *fpSet, workers int, expand bool, prog *progress) []chunkOut {
-	nchunks := (len(frontier) + chunkSize - 1) / chunkSize
-	outs := make([]chunkOut, nchunks)
-	var nextChunk atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, nchunks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]byte, 0, 512)
-			sc := new(model.Scratch)
-			for {
-				ci := int(nextChunk.Add(1) - 1)
-				if ci >= nchunks || ctx.Err() != nil {
-					return
-				}
-				lo := ci * chunkSize
-				hi := min(lo+chunkSize, len(frontier))
-				buf = c.expandChunk(frontier, lo, hi, seen, expand, &outs[ci], buf, sc)
-				prog.generated.Add(outs[ci].generated)
-			}
-		}()
-	}
-	wg.Wait()
+	outs := make([]chunkOut, (len(frontier)+chunkSize-1)/chunkSize)
+	forChunks(ctx, len(frontier), workers, func(ci, lo, hi int, w *worker) {
+		w.buf = c.expandChunk(frontier, lo, hi, seen, expand, &outs[ci], w.buf, &w.sc)
+		prog.generated.Add(outs[ci].generated)
+	})
 	return outs
 }
 

@@ -6,8 +6,6 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hwepoch/hwepoch/model"
@@ -293,26 +291,10 @@ func buildGraph(ctx context.Context, cfg *model.Config, opts LiveOptions) (*grap
 // its property bits. States are numbered in BFS order as the safety search
 // numbers them, so the graph's states are the search's.
 func (g *graph) expandLevel(ctx context.Context, frontier []node, workers int) []liveChunk {
-	nchunks := (len(frontier) + chunkSize - 1) / chunkSize
-	outs := make([]liveChunk, nchunks)
-	var nextChunk atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, nchunks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sc := new(model.Scratch)
-			for {
-				ci := int(nextChunk.Add(1) - 1)
-				if ci >= nchunks || ctx.Err() != nil {
-					return
-				}
-				lo, hi := ci*chunkSize, min((ci+1)*chunkSize, len(frontier))
-				g.expandChunk(frontier[lo:hi], &outs[ci], sc)
-			}
-		}()
-	}
-	wg.Wait()
+	outs := make([]liveChunk, (len(frontier)+chunkSize-1)/chunkSize)
+	forChunks(ctx, len(frontier), workers, func(ci, lo, hi int, w *worker) {
+		g.expandChunk(frontier[lo:hi], &outs[ci], &w.sc)
+	})
 	return outs
 }
 
@@ -619,9 +601,7 @@ func (g *graph) lasso(k, inst int, p *model.LiveProperty, starts []uint32, in, b
 	for s := from; s != 0; s = g.parent[s] {
 		acts = append(acts, g.actInto(g.parent[s], s))
 	}
-	for a, b := 0, len(acts)-1; a < b; a, b = a+1, b-1 {
-		acts[a], acts[b] = acts[b], acts[a]
-	}
+	slices.Reverse(acts)
 	for _, r := range path {
 		acts = append(acts, g.edges[r.e].act)
 	}
@@ -806,7 +786,8 @@ func (g *graph) fairCycle(entry uint32, comp []int32, mustVisit func(uint32) boo
 	return cycle, nil
 }
 
-// replayActs re-executes actions from Init into a trace.
+// replayActs re-executes actions from Init into a trace (the searches keep
+// no states behind their frontier, only each step's packed action).
 func replayActs(cfg *model.Config, acts []packed, name string) (trace.Trace, error) {
 	s := model.Init(cfg)
 	tr := trace.Trace{Source: "explore", ConfigName: name, Steps: []trace.Step{{State: s}}}
@@ -814,7 +795,7 @@ func replayActs(cfg *model.Config, acts []packed, name string) (trace.Trace, err
 		a := p.unpack(cfg)
 		t, err := model.Apply(cfg, s, a)
 		if err != nil {
-			return trace.Trace{}, fmt.Errorf("rebuilding the lasso: %w", err)
+			return trace.Trace{}, fmt.Errorf("rebuilding the trace: %w", err)
 		}
 		tr.Steps = append(tr.Steps, trace.Step{Action: a, State: t})
 		s = t

@@ -1,7 +1,7 @@
 package explore
 
 import (
-	"fmt"
+	"slices"
 
 	"github.com/hwepoch/hwepoch/model"
 	"github.com/hwepoch/hwepoch/trace"
@@ -15,22 +15,9 @@ func rebuild(cfg *model.Config, parents []uint32, acts []packed, idx uint32, las
 	for i := idx; i != 0; i = parents[i] {
 		chain = append(chain, acts[i])
 	}
-	s := model.Init(cfg)
-	tr := trace.Trace{Source: "explore", ConfigName: name, Steps: []trace.Step{{State: s}}}
-	for k := len(chain) - 1; k >= -1; k-- {
-		var p packed
-		if k >= 0 {
-			p = chain[k]
-		} else if p = last; p == 0 {
-			break
-		}
-		a := p.unpack(cfg)
-		t, err := model.Apply(cfg, s, a)
-		if err != nil {
-			return trace.Trace{}, fmt.Errorf("rebuilding the trace: %w", err)
-		}
-		tr.Steps = append(tr.Steps, trace.Step{Action: a, State: t})
-		s = t
+	slices.Reverse(chain)
+	if last != 0 {
+		chain = append(chain, last)
 	}
-	return tr, nil
+	return replayActs(cfg, chain, name)
 }
