@@ -67,21 +67,21 @@ type Msg struct {
 
 // Replica is what one replica holds, durable and volatile.
 type Replica struct {
-	LogLen       int8
-	Log          [MaxLog]Record
-	CacheLen     int8
-	Cache        [MaxCache]Entry
-	HwCheckpoint int8
-	Role         model.Role
-	LeaderEpoch  int8
-	Leader       int8
-	Hw           int8
-	Isr          Set
-	FollowerLeo  [MaxReplicas]int8 // as leader: its view of each replica's LEO
-	FetchState   model.FetchState
-	ProduceEpoch int8
-	PartEpoch    int8 // partitionEpoch
-	PendingIsr   Set // empty when none, as in the model (a proposal is never empty)
+	LogLen         int8
+	Log            [MaxLog]Record
+	CacheLen       int8
+	Cache          [MaxCache]Entry
+	HwCheckpoint   int8
+	Role           model.Role
+	LeaderEpoch    int8
+	Leader         int8
+	Hw             int8
+	Isr            Set
+	FollowerLeo    [MaxReplicas]int8 // as leader: its view of each replica's LEO
+	FetchState     model.FetchState
+	ProduceEpoch   int8
+	PartEpoch      int8 // partitionEpoch
+	PendingIsr     Set  // empty when none, as in the model (a proposal is never empty)
 	QueueLen       int8
 	Queue          [MaxQueue]Msg // controllerQueue
 	Inflight       Msg
