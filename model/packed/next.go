@@ -318,9 +318,15 @@ func (s *Succ) Next(p *State, yield func(k model.ActionKind, i, j, keep int, t *
 	t := &s.t
 	n := s.n
 	for k = model.Elect; k <= model.MissLeaderAndIsr; k++ {
+		if !s.mayEnable(p, k) {
+			continue
+		}
 		switch {
 		case twoParams(k):
 			for i = 0; i < n; i++ {
+				if !s.mayEnableAt(p, k, i) {
+					continue
+				}
 				for j = 0; j < n; j++ {
 					if s.step(p, k, i, j, 0, t) && !yield(k, i, j, 0, t) {
 						return nil
@@ -329,7 +335,11 @@ func (s *Succ) Next(p *State, yield func(k model.ActionKind, i, j, keep int, t *
 			}
 		case k == model.Crash:
 			for i = 0; i < n; i++ {
-				for keep = 0; keep <= s.maxRecords; keep++ {
+				lo, hi := 0, s.maxRecords
+				if !s.unflushed { // only keep = LEO(r) is enabled
+					lo, hi = int(p.R[i].LogLen), min(hi, int(p.R[i].LogLen))
+				}
+				for keep = lo; keep <= hi; keep++ {
 					if s.step(p, k, i, 0, keep, t) && !yield(k, i, 0, keep, t) {
 						return nil
 					}
@@ -346,6 +356,38 @@ func (s *Succ) Next(p *State, yield func(k model.ActionKind, i, j, keep int, t *
 		i, j = 0, 0
 	}
 	return nil
+}
+
+// mayEnable is false when kind k is disabled in p for every binding, by the
+// first conjunct its action checks (a shortcut: the action checks again).
+func (s *Succ) mayEnable(p *State, k model.ActionKind) bool {
+	switch k {
+	case model.Elect:
+		return int(p.CtrlEpoch) < s.maxEpoch
+	case model.Produce:
+		return int(p.NextID) <= s.maxRecords
+	case model.SendOffsetsForLeaderEpoch:
+		return s.reconcile != divergingEpoch
+	case model.Crash:
+		return int(p.Crashes) < s.maxCrashes
+	case model.LoseMessage:
+		return s.lossy
+	case model.MissLeaderAndIsr:
+		return s.missed
+	}
+	return true
+}
+
+// mayEnableAt is false when the (l, f) kind k is disabled in p for l and
+// every f, by a conjunct on l alone (a shortcut: the action checks again).
+func (s *Succ) mayEnableAt(p *State, k model.ActionKind, l int) bool {
+	switch k {
+	case model.HandleOffsetsForLeaderEpoch, model.HandleFetch:
+		return p.up(l)
+	case model.ShrinkIsr, model.ExpandIsr:
+		return s.mayChangeIsr(p, l)
+	}
+	return true
 }
 
 // succs holds the Succs Next lends itself, so that a call allocates
