@@ -99,6 +99,71 @@ func TestReplicaKeyEqualsModel(t *testing.T) {
 	t.Logf("%d states, %d with more than one key-sorted renaming", total, ties)
 }
 
+// canonicalFingerprint is what the explorer computes under symmetry on
+// packed states: the least Hash of Pack over the renamings that sort the
+// replicas by ReplicaKey.
+func canonicalFingerprint(cfg *model.Config, l *Layout, p *State, perms, invs [][]int, words []uint64, q *State) uint64 {
+	var keys [MaxReplicas]uint64
+	n := cfg.N()
+	for i := range n {
+		keys[i] = ReplicaKey(cfg, p, i)
+	}
+	fp := ^uint64(0)
+	for x, perm := range perms {
+		if !model.SortsByKey(keys[:n], invs[x]) {
+			continue
+		}
+		Permute(cfg, p, perm, invs[x], q)
+		l.Pack(q, words)
+		fp = min(fp, l.Hash(words))
+	}
+	return fp
+}
+
+// The packed canonical fingerprint partitions the visited states into the
+// same classes as TLC's (the model's least fingerprint over every
+// renaming): the two fingerprints are in one-to-one correspondence on every
+// visited state of the ci configurations with symmetry.
+func TestCanonicalFingerprintClasses(t *testing.T) {
+	for _, co := range ciCorpora(t) {
+		if !co.check.Symmetry {
+			continue
+		}
+		cfg := &co.check.Config
+		l, err := NewLayout(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perms := model.Permutations(cfg.N())
+		invs := make([][]int, len(perms))
+		for k, perm := range perms {
+			invs[k] = model.Inverse(perm)
+		}
+		toPacked, toModel := map[uint64]uint64{}, map[uint64]uint64{}
+		words := make([]uint64, l.Words())
+		var buf []byte
+		var p, q State
+		for k := range co.visited {
+			co.state(k, &p)
+			s := ToModel(cfg, &p)
+			var mfp uint64
+			mfp, buf = model.SymmetricFingerprint(cfg, &s, perms, buf)
+			pfp := canonicalFingerprint(cfg, l, &p, perms, invs, words, &q)
+			if x, ok := toPacked[mfp]; ok && x != pfp {
+				t.Fatalf("%s: state %d: one model class, two packed fingerprints", co.check.Name, k)
+			}
+			if x, ok := toModel[pfp]; ok && x != mfp {
+				t.Fatalf("%s: state %d: one packed fingerprint, two model classes", co.check.Name, k)
+			}
+			toPacked[mfp], toModel[pfp] = pfp, mfp
+		}
+		t.Logf("%s: %d states, %d classes", co.check.Name, co.visited, len(toPacked))
+		if len(toPacked)*2 > co.visited {
+			t.Errorf("%s: %d classes of %d states: symmetry reduces nothing", co.check.Name, len(toPacked), co.visited)
+		}
+	}
+}
+
 func TestSymmetryDoesNotAllocate(t *testing.T) {
 	co := threeReplicaCorpora(t)[0]
 	cfg := &co.check.Config
