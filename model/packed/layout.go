@@ -55,7 +55,7 @@ type Layout struct {
 	inBits, apBits   int              // the union: the widest
 	laiBits          int              // a LeaderAndIsr in a controller queue
 
-	// The fields, in Pack's order. Those made by check have no bits: they
+	// The fields, in Pack's order. Those made by factSpec have no bits: they
 	// are facts Pack relies on.
 	logLen, recID, recEpoch                                         fieldSpec
 	cacheLen, cacheEpoch, cacheOrder, cacheStart, cacheSlot         fieldSpec
@@ -83,16 +83,16 @@ type fieldSpec struct {
 	name  string
 }
 
-// spec is the field lo..hi (lo..lo when hi < lo).
-func spec(lo, hi int, name string) fieldSpec {
+// rangeSpec is the field lo..hi (lo..lo when hi < lo).
+func rangeSpec(lo, hi int, name string) fieldSpec {
 	hi = max(hi, lo)
 	return fieldSpec{lo: int8(lo), span: uint8(hi - lo), width: uint8(bits.Len(uint(hi - lo))), name: name}
 }
 
-// check is a fact Pack checks without storing it (bitWriter.check): the
+// factSpec is a fact Pack checks without storing it (bitWriter.check): the
 // value is in lo..hi.
-func check(lo, hi int, name string) fieldSpec {
-	f := spec(lo, hi, name)
+func factSpec(lo, hi int, name string) fieldSpec {
+	f := rangeSpec(lo, hi, name)
 	f.width = 0
 	return f
 }
@@ -145,32 +145,32 @@ func NewLayout(cfg *model.Config) (*Layout, error) {
 	l := &Layout{n: n, records: R, queueSlots: queue, pairBits: R * R}
 	set := 1<<n - 1
 
-	l.logLen, l.recID, l.recEpoch = spec(0, R, "log length"), spec(1, R, "record id"), spec(0, E, "record epoch")
+	l.logLen, l.recID, l.recEpoch = rangeSpec(0, R, "log length"), rangeSpec(1, R, "record id"), rangeSpec(0, E, "record epoch")
 	if rel.CacheAssign != "None" {
 		l.cacheSlots = E + 1
 	}
-	l.cacheLen = check(0, l.cacheSlots, "epoch cache length")
-	l.cacheEpoch = check(0, E, "epoch cache entry's epoch")
-	l.cacheOrder = check(0, E, "epoch cache entry's epoch (not above the previous entry's)")
-	l.cacheStart = check(0, R, "epoch cache entry's start")
-	l.cacheSlot = spec(0, R+1, "epoch cache slot")
-	l.hwCkpt, l.role = spec(0, R, "hwCheckpoint"), spec(0, int(model.Follower), "role")
-	l.leaderEpoch, l.leader = spec(-1, E, "leaderEpoch"), spec(-1, n-1, "leader")
-	l.hw, l.isr = spec(0, R, "hw"), spec(0, set, "isr")
-	l.selfView, l.view = check(-1, -1, "view of itself (followerLeo)"), spec(-1, R, "followerLeo")
-	l.fetchState, l.produce = spec(0, int(model.Fetching), "fetchState"), spec(-1, E, "produceEpoch")
-	l.partEp = spec(-1, cpeMax, "partitionEpoch")
+	l.cacheLen = factSpec(0, l.cacheSlots, "epoch cache length")
+	l.cacheEpoch = factSpec(0, E, "epoch cache entry's epoch")
+	l.cacheOrder = factSpec(0, E, "epoch cache entry's epoch (not above the previous entry's)")
+	l.cacheStart = factSpec(0, R, "epoch cache entry's start")
+	l.cacheSlot = rangeSpec(0, R+1, "epoch cache slot")
+	l.hwCkpt, l.role = rangeSpec(0, R, "hwCheckpoint"), rangeSpec(0, int(model.Follower), "role")
+	l.leaderEpoch, l.leader = rangeSpec(-1, E, "leaderEpoch"), rangeSpec(-1, n-1, "leader")
+	l.hw, l.isr = rangeSpec(0, R, "hw"), rangeSpec(0, set, "isr")
+	l.selfView, l.view = factSpec(-1, -1, "view of itself (followerLeo)"), rangeSpec(-1, R, "followerLeo")
+	l.fetchState, l.produce = rangeSpec(0, int(model.Fetching), "fetchState"), rangeSpec(-1, E, "produceEpoch")
+	l.partEp = rangeSpec(-1, cpeMax, "partitionEpoch")
 	isrChanges := async && P > 0 // MayChangeIsr: a proposal needs a partition epoch below P
-	l.pending = spec(0, 0, "pendingIsr")
+	l.pending = rangeSpec(0, 0, "pendingIsr")
 	if isrChanges {
-		l.pending = spec(0, set, "pendingIsr")
+		l.pending = rangeSpec(0, set, "pendingIsr")
 	}
-	l.queueLen = spec(0, queue, "controller queue length")
-	l.laiType = check(int(model.MsgLeaderAndIsr), int(model.MsgLeaderAndIsr), "controller queue request's type")
-	l.laiLeader, l.laiEpoch = spec(0, n-1, "LeaderAndIsr leader"), spec(0, E, "LeaderAndIsr epoch")
-	l.laiInIsr = check(1, 1, "LeaderAndIsr leader in its ISR")
-	l.laiIsr = spec(0, 1<<(n-1)-1, "LeaderAndIsr ISR (but its leader)")
-	l.laiPE = spec(0, cpeMax, "LeaderAndIsr partitionEpoch")
+	l.queueLen = rangeSpec(0, queue, "controller queue length")
+	l.laiType = factSpec(int(model.MsgLeaderAndIsr), int(model.MsgLeaderAndIsr), "controller queue request's type")
+	l.laiLeader, l.laiEpoch = rangeSpec(0, n-1, "LeaderAndIsr leader"), rangeSpec(0, E, "LeaderAndIsr epoch")
+	l.laiInIsr = factSpec(1, 1, "LeaderAndIsr leader in its ISR")
+	l.laiIsr = rangeSpec(0, 1<<(n-1)-1, "LeaderAndIsr ISR (but its leader)")
+	l.laiPE = rangeSpec(0, cpeMax, "LeaderAndIsr partitionEpoch")
 	l.laiBits = int(l.laiLeader.width + l.laiEpoch.width + l.laiIsr.width + l.laiPE.width)
 
 	// The fetcher's slot.
@@ -179,23 +179,23 @@ func NewLayout(cfg *model.Config) (*Layout, error) {
 		types = append(types, model.MsgOffsetsForLeaderEpoch, model.MsgOffsetsForLeaderEpochResponse)
 	}
 	for i := range n {
-		l.own[i] = check(i, i, "fetcher message's own end (a request's src, a response's dst)")
+		l.own[i] = factSpec(i, i, "fetcher message's own end (a request's src, a response's dst)")
 	}
-	l.inType = spec(0, len(types)-1, "inflight message type code (-1: not a type this release puts in a fetcher's slot)")
-	l.peer, l.inErr = spec(0, n-1, "message's other end"), spec(0, int(model.ErrOffsetOutOfRange), "message error")
-	l.epochAsk, l.curEp = spec(-1, E, "message epoch"), spec(-1, E, "message currentEpoch")
-	l.off, l.offAns = spec(0, R, "message offset"), spec(-1, R, "OffsetsForLeaderEpochResponse offset")
-	l.nrec, l.msgID, l.msgEpoch = spec(0, R, "message record count"), spec(1, R, "message record's id"), spec(0, E, "message record's epoch")
-	l.readHw, l.respHw, l.leo = spec(0, R, "FetchRead hw"), spec(-1, R, "FetchResponse hw"), spec(0, R, "message leo")
-	l.lfe, l.div = spec(-1, -1, "Fetch lastFetchedEpoch"), spec(0, 0, "FetchResponse diverging")
-	l.divEp, l.divOff = spec(-1, -1, "FetchResponse divergingEpoch.epoch"), spec(-1, -1, "FetchResponse divergingEpoch.offset")
+	l.inType = rangeSpec(0, len(types)-1, "inflight message type code (-1: not a type this release puts in a fetcher's slot)")
+	l.peer, l.inErr = rangeSpec(0, n-1, "message's other end"), rangeSpec(0, int(model.ErrOffsetOutOfRange), "message error")
+	l.epochAsk, l.curEp = rangeSpec(-1, E, "message epoch"), rangeSpec(-1, E, "message currentEpoch")
+	l.off, l.offAns = rangeSpec(0, R, "message offset"), rangeSpec(-1, R, "OffsetsForLeaderEpochResponse offset")
+	l.nrec, l.msgID, l.msgEpoch = rangeSpec(0, R, "message record count"), rangeSpec(1, R, "message record's id"), rangeSpec(0, E, "message record's epoch")
+	l.readHw, l.respHw, l.leo = rangeSpec(0, R, "FetchRead hw"), rangeSpec(-1, R, "FetchResponse hw"), rangeSpec(0, R, "message leo")
+	l.lfe, l.div = rangeSpec(-1, -1, "Fetch lastFetchedEpoch"), rangeSpec(0, 0, "FetchResponse diverging")
+	l.divEp, l.divOff = rangeSpec(-1, -1, "FetchResponse divergingEpoch.epoch"), rangeSpec(-1, -1, "FetchResponse divergingEpoch.offset")
 	if rel.Reconcile == "DivergingEpoch" {
-		l.lfe, l.div = spec(-1, E, l.lfe.name), spec(0, 1, l.div.name)
-		l.divEp, l.divOff = spec(-1, E, l.divEp.name), spec(-1, R, l.divOff.name)
+		l.lfe, l.div = rangeSpec(-1, E, l.lfe.name), rangeSpec(0, 1, l.div.name)
+		l.divEp, l.divOff = rangeSpec(-1, E, l.divEp.name), rangeSpec(-1, R, l.divOff.name)
 	}
-	l.orphan = spec(0, 0, "message orphan")
+	l.orphan = rangeSpec(0, 0, "message orphan")
 	if rel.StaleFetchServed {
-		l.orphan = spec(0, 1, l.orphan.name)
+		l.orphan = rangeSpec(0, 1, l.orphan.name)
 	}
 	recs := int(l.nrec.width) + R*int(l.msgID.width+l.msgEpoch.width)
 	for k := range l.inCode {
@@ -226,22 +226,22 @@ func NewLayout(cfg *model.Config) (*Layout, error) {
 
 	// The ISR-change slot.
 	l.apCode[model.MsgNone] = 0
-	l.apType = spec(0, 0, "alterPartition message type code (-1: not a type this configuration sends)")
+	l.apType = rangeSpec(0, 0, "alterPartition message type code (-1: not a type this configuration sends)")
 	if isrChanges {
 		l.apCode[model.MsgAlterPartition], l.apCode[model.MsgAlterPartitionResponse] = 1, 2
 		l.apTypes[1], l.apTypes[2] = model.MsgAlterPartition, model.MsgAlterPartitionResponse
-		l.apType = spec(0, 2, l.apType.name)
-		l.apErr, l.apLeaderEp = spec(0, int(model.ErrIneligibleReplica), "AlterPartitionResponse error"), spec(0, E, "alterPartition leaderEpoch")
-		l.apPE, l.apRespPE = spec(0, P-1, "AlterPartition partitionEpoch"), spec(0, cpeMax, "AlterPartitionResponse partitionEpoch")
-		l.apIsr = spec(0, set, "alterPartition isr")
+		l.apType = rangeSpec(0, 2, l.apType.name)
+		l.apErr, l.apLeaderEp = rangeSpec(0, int(model.ErrIneligibleReplica), "AlterPartitionResponse error"), rangeSpec(0, E, "alterPartition leaderEpoch")
+		l.apPE, l.apRespPE = rangeSpec(0, P-1, "AlterPartition partitionEpoch"), rangeSpec(0, cpeMax, "AlterPartitionResponse partitionEpoch")
+		l.apIsr = rangeSpec(0, set, "alterPartition isr")
 		l.apWidth[model.MsgAlterPartition] = w(&l.apLeaderEp, &l.apPE, &l.apIsr)
 		l.apWidth[model.MsgAlterPartitionResponse] = w(&l.apErr, &l.apLeaderEp, &l.apRespPE, &l.apIsr)
 		l.apBits = max(l.apWidth[model.MsgAlterPartition], l.apWidth[model.MsgAlterPartitionResponse])
 	}
 
-	l.ctrlLeader, l.ctrlEpoch, l.ctrlIsr = spec(-1, n-1, "ctrlLeader"), spec(-1, E, "ctrlEpoch"), spec(0, set, "ctrlIsr")
-	l.cpe, l.nextID, l.crashes = spec(-1, cpeMax, "ctrlPartitionEpoch"), spec(1, R+1, "nextId"), spec(0, C, "crashes")
-	l.pairs = check(0, R-1, "acked or committed [offset, id]'s offset (or its id is outside 1..MaxRecords)")
+	l.ctrlLeader, l.ctrlEpoch, l.ctrlIsr = rangeSpec(-1, n-1, "ctrlLeader"), rangeSpec(-1, E, "ctrlEpoch"), rangeSpec(0, set, "ctrlIsr")
+	l.cpe, l.nextID, l.crashes = rangeSpec(-1, cpeMax, "ctrlPartitionEpoch"), rangeSpec(1, R+1, "nextId"), rangeSpec(0, C, "crashes")
+	l.pairs = factSpec(0, R-1, "acked or committed [offset, id]'s offset (or its id is outside 1..MaxRecords)")
 
 	perReplica := w(&l.logLen, &l.hwCkpt, &l.role, &l.leaderEpoch, &l.leader, &l.hw, &l.isr, &l.fetchState,
 		&l.produce, &l.partEp, &l.pending, &l.queueLen, &l.inType, &l.apType) +
@@ -286,7 +286,7 @@ func (w bitWriter) put(x int8, f *fieldSpec) bitWriter {
 }
 
 // check notes (in over) when x, which Pack does not store, is outside f's
-// range (f is made by check).
+// range (f is made by factSpec).
 func (w bitWriter) check(x int8, f *fieldSpec) bitWriter {
 	w.over |= uint64(f.span) - uint64(uint8(x-f.lo))
 	return w
@@ -323,7 +323,7 @@ func (w bitWriter) fact(ok bool) bitWriter {
 
 func (w bitWriter) pos() int { return w.buf.i*64 + int(w.n) }
 
-func b2i(b bool) int8 {
+func bit8(b bool) int8 {
 	if b {
 		return 1
 	}
@@ -443,19 +443,19 @@ func (l *Layout) packReplica(w bitWriter, r *Replica, i int) bitWriter {
 		w = w.check(int8(m.Type), &l.laiType)
 		w = w.put(m.Leader, &l.laiLeader)
 		w = w.put(m.Epoch, &l.laiEpoch)
-		w = w.check(b2i(m.Isr.Has(int(m.Leader))), &l.laiInIsr)
-		w = w.put(int8(dropBit(m.Isr, int(m.Leader))), &l.laiIsr)
+		w = w.check(bit8(m.Isr.Has(int(m.Leader))), &l.laiInIsr)
+		w = w.put(int8(dropSetBit(m.Isr, int(m.Leader))), &l.laiIsr)
 		w = w.put(m.PartitionEpoch, &l.laiPE)
 	}
 	w = l.packInflight(w, &r.Inflight, i)
 	return l.packAlter(w, &r.AlterPartition)
 }
 
-// dropBit removes bit i of s, shifting the higher bits down.
-func dropBit(s Set, i int) Set { return s&(1<<uint(i)-1) | s>>uint(i+1)<<uint(i) }
+// dropSetBit removes bit i of s, shifting the higher bits down.
+func dropSetBit(s Set, i int) Set { return s&(1<<uint(i)-1) | s>>uint(i+1)<<uint(i) }
 
-// insertBit is dropBit's inverse, with bit i set.
-func insertBit(s Set, i int) Set { return s&(1<<uint(i)-1) | 1<<uint(i) | s>>uint(i)<<uint(i+1) }
+// insertSetBit is dropSetBit's inverse, with bit i set.
+func insertSetBit(s Set, i int) Set { return s&(1<<uint(i)-1) | 1<<uint(i) | s>>uint(i)<<uint(i+1) }
 
 func (l *Layout) packRecords(w bitWriter, m *Msg) bitWriter {
 	w = w.put(m.NRecords, &l.nrec)
@@ -505,7 +505,7 @@ func (l *Layout) packInflight(w bitWriter, m *Msg, i int) bitWriter {
 		w = w.put(m.Offset, &l.off)
 		w = w.put(m.LastFetchedEpoch, &l.lfe)
 		w = w.put(m.CurrentEpoch, &l.curEp)
-		w = w.put(b2i(m.Orphan), &l.orphan)
+		w = w.put(bit8(m.Orphan), &l.orphan)
 	case model.MsgFetchRead:
 		w = w.check(m.Dst, own)
 		w = w.put(m.Src, &l.peer)
@@ -514,7 +514,7 @@ func (l *Layout) packInflight(w bitWriter, m *Msg, i int) bitWriter {
 		w = w.put(m.Hw, &l.readHw)
 		w = w.put(m.Leo, &l.leo)
 		w = w.put(m.CurrentEpoch, &l.curEp)
-		w = w.put(b2i(m.Orphan), &l.orphan)
+		w = w.put(bit8(m.Orphan), &l.orphan)
 	case model.MsgFetchResponse:
 		w = w.check(m.Dst, own)
 		w = w.put(m.Src, &l.peer)
@@ -523,7 +523,7 @@ func (l *Layout) packInflight(w bitWriter, m *Msg, i int) bitWriter {
 		w = l.packRecords(w, m)
 		w = w.put(m.Hw, &l.respHw)
 		w = w.put(m.Leo, &l.leo)
-		w = w.put(b2i(m.Diverging), &l.div)
+		w = w.put(bit8(m.Diverging), &l.div)
 		w = w.put(m.DivEpoch, &l.divEp)
 		w = w.put(m.DivOffset, &l.divOff)
 		w = w.put(m.CurrentEpoch, &l.curEp)
@@ -642,8 +642,8 @@ func (l *Layout) checkReplica(c *checker, r *Replica, i int) {
 		c.put(int8(m.Type), &l.laiType)
 		c.put(m.Leader, &l.laiLeader)
 		c.put(m.Epoch, &l.laiEpoch)
-		c.put(b2i(m.Isr.Has(int(m.Leader))), &l.laiInIsr)
-		c.put(int8(dropBit(m.Isr, int(m.Leader))), &l.laiIsr)
+		c.put(bit8(m.Isr.Has(int(m.Leader))), &l.laiInIsr)
+		c.put(int8(dropSetBit(m.Isr, int(m.Leader))), &l.laiIsr)
 		c.put(m.PartitionEpoch, &l.laiPE)
 	}
 	m := &r.Inflight
@@ -668,7 +668,7 @@ func (l *Layout) checkReplica(c *checker, r *Replica, i int) {
 		c.put(m.Offset, &l.off)
 		c.put(m.LastFetchedEpoch, &l.lfe)
 		c.put(m.CurrentEpoch, &l.curEp)
-		c.put(b2i(m.Orphan), &l.orphan)
+		c.put(bit8(m.Orphan), &l.orphan)
 	case model.MsgFetchRead, model.MsgFetchResponse:
 		c.put(m.Dst, own)
 		c.put(m.Src, &l.peer)
@@ -685,11 +685,11 @@ func (l *Layout) checkReplica(c *checker, r *Replica, i int) {
 			c.put(m.Hw, &l.readHw)
 			c.put(m.Leo, &l.leo)
 			c.put(m.CurrentEpoch, &l.curEp)
-			c.put(b2i(m.Orphan), &l.orphan)
+			c.put(bit8(m.Orphan), &l.orphan)
 		} else {
 			c.put(m.Hw, &l.respHw)
 			c.put(m.Leo, &l.leo)
-			c.put(b2i(m.Diverging), &l.div)
+			c.put(bit8(m.Diverging), &l.div)
 			c.put(m.DivEpoch, &l.divEp)
 			c.put(m.DivOffset, &l.divOff)
 			c.put(m.CurrentEpoch, &l.curEp)
@@ -817,7 +817,7 @@ func (l *Layout) unpackReplica(rd bitReader, r *Replica, i int) bitReader {
 		m.Leader, rd = rd.get(&l.laiLeader)
 		m.Epoch, rd = rd.get(&l.laiEpoch)
 		m.Isr, rd = rd.set(&l.laiIsr)
-		m.Isr = insertBit(m.Isr, int(m.Leader))
+		m.Isr = insertSetBit(m.Isr, int(m.Leader))
 		m.PartitionEpoch, rd = rd.get(&l.laiPE)
 	}
 	rd = l.unpackInflight(rd, &r.Inflight, i)

@@ -324,15 +324,15 @@ func TestHashAvalanche(t *testing.T) {
 			if r < 0.42 || r > 0.58 {
 				t.Fatalf("flipping input bit %d flips output bit %d in %.3f of %d states", bit, o, r, count)
 			}
-			if abs(r-0.5) > abs(worst-0.5) {
+			if absf(r-0.5) > absf(worst-0.5) {
 				worst = r
 			}
 		}
 	}
-	t.Logf("%d input bits x 64 output bits: every flip rate within %.3f of 1/2", l.Bits(), abs(worst-0.5))
+	t.Logf("%d input bits x 64 output bits: every flip rate within %.3f of 1/2", l.Bits(), absf(worst-0.5))
 }
 
-func abs(x float64) float64 {
+func absf(x float64) float64 {
 	if x < 0 {
 		return -x
 	}
