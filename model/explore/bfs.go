@@ -61,6 +61,9 @@ type checker struct {
 	fullSym bool    // Options.FullSymmetry
 	invs    []namedInv
 	props   []namedProp
+	// pk is the packed engine (packedrun.go), nil when the search runs on
+	// model.State (Options.Engine, or a configuration beyond its maxima).
+	pk *packedEngine
 }
 
 type namedInv struct {
@@ -96,6 +99,17 @@ func newChecker(cfg *model.Config, opts *Options) (*checker, error) {
 	}
 	for _, n := range opts.Properties {
 		c.props = append(c.props, namedProp{n, model.Properties[n]})
+	}
+	switch opts.Engine {
+	case EngineAuto, EnginePacked:
+		pk, err := newPackedEngine(cfg, c)
+		if err != nil && opts.Engine == EnginePacked {
+			return nil, fmt.Errorf("the packed engine cannot search this configuration: %w", err)
+		}
+		c.pk = pk
+	case EngineReadable:
+	default:
+		return nil, fmt.Errorf("engine %q: want %q, %q or %q", opts.Engine, EngineAuto, EnginePacked, EngineReadable)
 	}
 	return c, nil
 }
@@ -164,8 +178,17 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	buf := make([]byte, 0, 512)
 
 	init := model.Init(cfg)
-	buf = model.AppendEncoding(buf, &init)
-	seen.add(c.fingerprint(&init, buf, nil))
+	if c.pk != nil {
+		enc, fp, err := c.initPacked(&init)
+		if err != nil {
+			return nil, err
+		}
+		buf = enc
+		seen.add(fp)
+	} else {
+		buf = model.AppendEncoding(buf, &init)
+		seen.add(c.fingerprint(&init, buf, nil))
+	}
 	parents = append(parents, 0)
 	acts = append(acts, 0)
 	frontier := []node{{enc: buf, idx: 0}}
@@ -358,7 +381,11 @@ func (c *checker) fingerprintBuf(s *model.State, enc, buf []byte) (uint64, []byt
 func (c *checker) expandLevel(ctx context.Context, frontier []node, seen *fpSet, workers int, expand bool, prog *progress) []chunkOut {
 	outs := make([]chunkOut, (len(frontier)+chunkSize-1)/chunkSize)
 	forChunks(ctx, len(frontier), workers, func(ci, lo, hi int, w *worker) {
-		w.buf = c.expandChunk(frontier, lo, hi, seen, expand, &outs[ci], w.buf, &w.sc)
+		if c.pk != nil {
+			c.expandChunkPacked(frontier, lo, hi, seen, expand, &outs[ci], w)
+		} else {
+			w.buf = c.expandChunk(frontier, lo, hi, seen, expand, &outs[ci], w.buf, &w.sc)
+		}
 		prog.generated.Add(outs[ci].generated)
 	})
 	return outs

@@ -30,10 +30,22 @@ type Options struct {
 	// ProgressEvery (default 2s) once the search has run that long.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+	// Engine chooses the state form the search runs on: EnginePacked
+	// (model/packed: fixed-size states, successors without allocation),
+	// EngineReadable (model.State, the reference), or EngineAuto (the
+	// default: packed when the configuration fits its maxima).
+	Engine string
 	// MaxDepth stops the search after that many BFS levels (0: no limit).
 	// TLC has no such bound; it is for tests and quick looks.
 	MaxDepth int
 }
+
+// The engines of Options.Engine.
+const (
+	EngineAuto     = ""
+	EnginePacked   = "packed"
+	EngineReadable = "readable"
+)
 
 // Result is the outcome of a search.
 type Result struct {
