@@ -225,7 +225,7 @@ func (st *store) resume(res *Result, seen *fpSet) (*checkpoint, *level, error) {
 		}
 	}
 	st.d.pin(names)
-	cur, err := loadLevel(st.d, ck.Level, ck.LevelDrops, ck.LevelStates, ck.LevelCount, ck.LevelBase, st.split.frontier/2)
+	cur, err := loadLevel(st.d, ck.Level, ck.LevelDrops, ck.LevelStates, ck.LevelCount, ck.LevelBase, st.levelLimit())
 	if err != nil {
 		return fail(err)
 	}

@@ -359,7 +359,7 @@ func loadLevel(d *spillDir, ref fileRef, drops string, n, count int, base uint32
 	if st, err := fh.Stat(); err != nil || st.Size() != ref.Size {
 		return nil, fmt.Errorf("level file %s: not of the %d bytes the checkpoint says", ref.Name, ref.Size)
 	}
-	inMemory := ref.Size+int64(count)*16 <= limit/2
+	inMemory := ref.Size+int64(count)*16 <= limit
 	crc := crc32.New(castagnoli)
 	rd := bufio.NewReaderSize(io.TeeReader(fh, crc), 1<<20)
 	kept := 0

@@ -247,11 +247,14 @@ type store struct {
 	runs     fpRuns
 	parents  *parentStore
 	seenFrom int64 // the in-memory fingerprints are those of states seenFrom onwards
-	window   int64 // bytes of encodings expanded at a time from a level
-	every    time.Duration
-	last     time.Time // the last checkpoint (or the start)
-	sum      string    // identity's
-	desc     string
+	// window is the bytes of encodings expanded at a time from a level: a
+	// sixteenth of the frontier's share, as a window's successors, before
+	// they are deduplicated, take about six times its size.
+	window int64
+	every  time.Duration
+	last   time.Time // the last checkpoint (or the start)
+	sum    string    // identity's
+	desc   string
 }
 
 func newStore(opts *Options, gauge *atomic.Int64) (*store, error) {
@@ -262,7 +265,7 @@ func newStore(opts *Options, gauge *atomic.Int64) (*store, error) {
 	if opts.split != nil {
 		split = *opts.split
 	}
-	st := &store{d: newSpillDir(opts.SpillDir, gauge), split: split, window: max(split.frontier/8, 1), last: time.Now()}
+	st := &store{d: newSpillDir(opts.SpillDir, gauge), split: split, window: max(split.frontier/16, 1), last: time.Now()}
 	st.runs.d = st.d
 	st.parents = &parentStore{limit: split.parents, d: st.d}
 	if opts.SpillDir != "" {
@@ -287,7 +290,11 @@ func newStore(opts *Options, gauge *atomic.Int64) (*store, error) {
 	return st, nil
 }
 
-func (st *store) newLevel() *level { return &level{d: st.d, limit: max(st.split.frontier/2, 1)} }
+// newLevel is an empty level; a third of the frontier's share is for it,
+// a third for the level expanded, a third for the window's successors.
+func (st *store) newLevel() *level { return &level{d: st.d, limit: st.levelLimit()} }
+
+func (st *store) levelLimit() int64 { return max(st.split.frontier/3, 1) }
 
 // endLevel comes after a level is sealed: the in-memory fingerprints
 // become a run if they outgrew their share, and a checkpoint is written if
