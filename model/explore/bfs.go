@@ -201,6 +201,12 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	stopProgress := prog.start(opts.Progress, opts.ProgressEvery, start)
 	defer stopProgress()
 
+	var next *level // the level being built
+	defer func() {
+		if next != nil {
+			next.release() // a search stopped part way: its files go
+		}
+	}()
 	for cur.count > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -214,7 +220,7 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 		// are deduplicated against the fingerprints in memory and added to
 		// the next level before the next window, so the first of each in
 		// BFS order wins, as if the level were expanded at once.
-		next := st.newLevel()
+		next = st.newLevel()
 		// Violations: an invariant broken by a state of this level comes
 		// before an action property broken by a step out of this level, as in
 		// TLC, which checks a state's invariants when it first generates it.
@@ -288,7 +294,7 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 			return nil, fmt.Errorf("more than 2^32 states: the explorer numbers states with 32 bits")
 		}
 		cur.release()
-		cur = next
+		cur, next = next, nil
 		res.Distinct += int64(cur.count)
 		prog.distinct.Store(res.Distinct)
 		prog.generated.Store(res.Generated)

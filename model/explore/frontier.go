@@ -150,7 +150,9 @@ func (l *level) seal(runs *fpRuns, ps *parentStore) error {
 	var hits []uint64
 	if len(runs.runs) > 0 && l.n > 0 {
 		fps := make([]uint64, 0, l.n)
-		l.eachMeta(func(_ int, m levelMeta) error { fps = append(fps, m.fp); return nil })
+		if err := l.eachMeta(func(_ int, m levelMeta) error { fps = append(fps, m.fp); return nil }); err != nil {
+			return err
+		}
 		slices.Sort(fps)
 		var err error
 		if hits, err = runs.lookup(slices.Compact(fps)); err != nil {
@@ -285,6 +287,9 @@ func (l *level) windows(limit int64, minStates int, do func(w []node) error) err
 // release frees the level once expanded.
 func (l *level) release() {
 	if l.f != nil {
+		if l.f.f != nil {
+			l.f.f.Close() // a level not sealed (the search stopped) is still open
+		}
 		l.d.remove(l.f.name)
 	}
 	if l.mf != nil {

@@ -322,5 +322,5 @@ func (st *store) close(finished bool) {
 		st.parents.f.w.Flush()
 		st.parents.f.f.Close()
 	}
-	st.d.cleanup(!finished && st.every > 0)
+	st.d.cleanup(!finished)
 }
