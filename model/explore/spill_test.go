@@ -46,7 +46,6 @@ func spillCases(t *testing.T) []spillCase {
 // spillSeen is what a search spilled, as the afterLevel hook saw it.
 type spillSeen struct {
 	levels, parents, runs, merged bool
-	windows                       int
 }
 
 func (s spillSeen) String() string {
