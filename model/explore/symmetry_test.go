@@ -55,7 +55,9 @@ func TestSortedSymmetryNeedsAnInvariantKey(t *testing.T) {
 	defer func(k func(*model.Config, *model.State, int) uint64) { replicaKey = k }(replicaKey)
 	defer func(k func(*model.Config, *pstate.State, int) uint64) { packedReplicaKey = k }(packedReplicaKey)
 	replicaKey = func(cfg *model.Config, s *model.State, i int) uint64 { return model.ReplicaKey(cfg, s, i) ^ uint64(i) }
-	packedReplicaKey = func(cfg *model.Config, s *pstate.State, i int) uint64 { return pstate.ReplicaKey(cfg, s, i) ^ uint64(i) }
+	packedReplicaKey = func(cfg *model.Config, s *pstate.State, i int) uint64 {
+		return pstate.ReplicaKey(cfg, s, i) ^ uint64(i)
+	}
 	cfg := symmetricConfigs[0]
 	for _, engine := range []string{EngineReadable, EnginePacked} {
 		broken := explore(t, &cfg, Options{Symmetry: true, Engine: engine})
