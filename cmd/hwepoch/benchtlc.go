@@ -20,6 +20,7 @@ import (
 	"github.com/hwepoch/hwepoch/internal/tlc"
 	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
+	"github.com/hwepoch/hwepoch/trace/tlcjson"
 
 	"github.com/hwepoch/hwepoch/internal/inputfile"
 )
@@ -48,9 +49,10 @@ func runBenchTLC(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	workers := fl.Int("workers", runtime.GOMAXPROCS(0), "workers for both TLC and the explorer")
 	specFlag := fl.String("spec", "", "directory of Replication.tla and the .cfg files (default: spec/ of the enclosing repository)")
-	timeout := fl.Duration("timeout", 60*time.Minute, "give up on TLC after this long")
+	timeout := fl.Duration("timeout", 60*time.Minute, "give up on TLC after this long, per configuration")
+	holds := fl.Bool("holds", false, "every configuration of the manifest that holds and that TLC has a recorded breadth-first run of (safety ones: the spec's Spec)")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, `usage: hwepoch bench-tlc [flags] [config]
+		fmt.Fprint(stderr, `usage: hwepoch bench-tlc [flags] [config ...]
 
 Runs TLC and then the Go explorer on the same configuration (a manifest
 name such as le-fenced-2, the default, or a path to a .cfg), with the same
@@ -61,18 +63,27 @@ memory obtained from the OS), then the ratios. TLC's time includes JVM
 start-up and parsing (a second or two), so use a configuration that runs
 for a while. TLC runs in a temporary directory, never in the repository.
 
+With several configurations (or -holds: every safety configuration that
+holds and that TLC has a recorded run of), each is run the same way, one
+after the other, and one table sums them up: per configuration both
+rates, both peaks, the speed and memory ratios and the explorer's bytes a
+state at its peak.
+
 TLA2TOOLS_JAR must name tla2tools.jar, and java must be on PATH.
 
 flags:
 `)
 		printDefaults(fl)
 	}
-	if code, done := parseFlags(fl, args, positive("workers"), positive("timeout"), maxArgs(1, "one configuration")); done {
+	if code, done := parseFlags(fl, args, positive("workers"), positive("timeout")); done {
 		return code
 	}
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "hwepoch bench-tlc: "+format+"\n", a...)
 		return code
+	}
+	if *holds && fl.NArg() > 0 {
+		return fail(2, "-holds names the configurations itself: give no configuration with it")
 	}
 	jar, err := tlc.Jar()
 	if err != nil {
@@ -86,50 +97,129 @@ flags:
 		}
 		specDir = d
 	}
-	arg := "le-fenced-2"
-	if fl.NArg() == 1 {
-		arg = fl.Arg(0)
+	names := fl.Args()
+	if *holds {
+		if names, err = holdsWithTLCRun(specDir); err != nil {
+			return fail(2, "%v", err)
+		}
 	}
-	cfgPath := arg
-	if !strings.HasSuffix(arg, ".cfg") {
-		cfgPath = filepath.Join(specDir, arg+".cfg")
+	if len(names) == 0 {
+		names = []string{"le-fenced-2"}
 	}
-	chk, err := tlccfg.LoadCheck(cfgPath)
-	if err != nil {
-		return fail(2, "%v", err)
+	var checks []*tlccfg.Check
+	var paths []string
+	for _, arg := range names {
+		cfgPath := arg
+		if !strings.HasSuffix(arg, ".cfg") {
+			cfgPath = filepath.Join(specDir, arg+".cfg")
+		}
+		chk, err := tlccfg.LoadCheck(cfgPath)
+		if err != nil {
+			return fail(2, "%v", err)
+		}
+		if chk.Live {
+			return fail(2, "%s is a liveness configuration (SPECIFICATION LiveSpec): bench-tlc compares safety searches", chk.Name)
+		}
+		checks, paths = append(checks, chk), append(paths, cfgPath)
 	}
 
-	fmt.Fprintf(stderr, "hwepoch bench-tlc: TLC on %s with %d workers...\n", chk.Name, *workers)
-	tlcRow, err := benchTLC(jar, filepath.Join(specDir, "Replication.tla"), cfgPath, *workers, *timeout)
-	if err != nil {
-		return fail(1, "TLC: %v", err)
+	var pairs [][2]benchRow
+	code := 0
+	for k, chk := range checks {
+		fmt.Fprintf(stderr, "hwepoch bench-tlc: TLC on %s with %d workers...\n", chk.Name, *workers)
+		tlcRow, err := benchTLC(jar, filepath.Join(specDir, "Replication.tla"), paths[k], *workers, *timeout)
+		if err != nil {
+			return fail(1, "TLC on %s: %v", chk.Name, err)
+		}
+		fmt.Fprintf(stderr, "hwepoch bench-tlc: the explorer on %s with %d workers...\n", chk.Name, *workers)
+		exRow, err := benchExplorer(chk, *workers)
+		if err != nil {
+			return fail(1, "explorer on %s: %v", chk.Name, err)
+		}
+		pairs = append(pairs, [2]benchRow{tlcRow, exRow})
+		printBenchPair(stdout, chk.Name, tlcRow, exRow)
+		if msg := benchMismatch(tlcRow, exRow); msg != "" {
+			fmt.Fprintf(stdout, "MISMATCH on %s: %s\n", chk.Name, msg)
+			code = 1
+		}
 	}
-	fmt.Fprintf(stderr, "hwepoch bench-tlc: the explorer on %s with %d workers...\n", chk.Name, *workers)
-	exRow, err := benchExplorer(chk, *workers)
-	if err != nil {
-		return fail(1, "explorer: %v", err)
+	if len(checks) > 1 {
+		fmt.Fprintln(stdout)
+		printBenchSummary(stdout, checks, pairs)
 	}
+	return code
+}
 
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\tverdict\tdistinct\tgenerated\tdepth\tseconds\tdistinct/s\tpeak MiB\t\n", chk.Name)
+// printBenchPair is one configuration's two rows and its ratios.
+func printBenchPair(w io.Writer, name string, tlcRow, exRow benchRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\tverdict\tdistinct\tgenerated\tdepth\tseconds\tdistinct/s\tpeak MiB\t\n", name)
 	for _, r := range []benchRow{tlcRow, exRow} {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.2f\t%.0f\t%.0f\t\n", r.name, r.verdict, r.distinct, r.generated, r.depth,
 			r.wall.Seconds(), r.rate(), float64(r.peakBytes)/(1<<20))
 	}
 	tw.Flush()
-	fmt.Fprintf(stdout, "explorer/TLC: %.1fx distinct states per second, %.2fx peak memory\n",
+	fmt.Fprintf(w, "explorer/TLC: %.1fx distinct states per second, %.2fx peak memory\n",
 		exRow.rate()/tlcRow.rate(), float64(exRow.peakBytes)/float64(tlcRow.peakBytes))
-	fmt.Fprint(stdout, memoryReport(exRow, explore.MachineMemory()))
-	if tlcRow.verdict == "holds" && exRow.verdict == "holds" &&
-		(tlcRow.distinct != exRow.distinct || tlcRow.depth != exRow.depth) {
-		fmt.Fprintln(stdout, "MISMATCH: the explorer and TLC disagree on distinct states or depth")
-		return 1
-	}
+	fmt.Fprint(w, memoryReport(exRow, explore.MachineMemory()))
+}
+
+// benchMismatch says how the two checkers disagree, "" when they do not:
+// the verdict, and for a configuration that holds the distinct states and
+// depth.
+func benchMismatch(tlcRow, exRow benchRow) string {
 	if tlcRow.verdict != exRow.verdict {
-		fmt.Fprintln(stdout, "MISMATCH: the explorer and TLC disagree on the verdict")
-		return 1
+		return "the explorer and TLC disagree on the verdict"
 	}
-	return 0
+	if tlcRow.verdict == "holds" && (tlcRow.distinct != exRow.distinct || tlcRow.depth != exRow.depth) {
+		return "the explorer and TLC disagree on distinct states or depth"
+	}
+	return ""
+}
+
+// printBenchSummary is the one table of a run over several configurations.
+func printBenchSummary(w io.Writer, checks []*tlccfg.Check, pairs [][2]benchRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "config\tdistinct\tTLC s\tTLC states/s\tTLC MiB\texplorer s\texplorer states/s\texplorer MiB\tspeed\tmemory\tB/state\t\n")
+	for k, p := range pairs {
+		t, e := p[0], p[1]
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.0f\t%.1f\t%.0f\t%.0f\t%.1fx\t%.2fx\t%.0f\t\n", checks[k].Name, e.distinct,
+			t.wall.Seconds(), t.rate(), float64(t.peakBytes)/(1<<20), e.wall.Seconds(), e.rate(), float64(e.peakBytes)/(1<<20),
+			e.rate()/t.rate(), float64(e.peakBytes)/float64(t.peakBytes), float64(e.peakBytes)/float64(max(e.distinct, 1)))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "speed: explorer/TLC distinct states per second; memory: explorer/TLC peak; B/state: the explorer's peak from the OS per distinct state")
+}
+
+// holdsWithTLCRun are the manifest's safety configurations that hold and
+// that traces/tlc/runs.json records a breadth-first TLC run of.
+func holdsWithTLCRun(specDir string) ([]string, error) {
+	man, err := tlccfg.LoadManifest(specDir)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(specDir, "..", "traces", "tlc")
+	runs, err := tlcjson.LoadRuns(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range man.Configs {
+		if e.Expect != "holds" {
+			continue
+		}
+		chk, err := man.LoadCheck(e)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := runs.Exhaustive(e.Name); ok && !chk.Live {
+			out = append(out, e.Name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no configuration that holds has a recorded TLC run in %s", filepath.Join(dir, "runs.json"))
+	}
+	return out, nil
 }
 
 var (

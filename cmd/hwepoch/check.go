@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -39,6 +42,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Uint64("seed", 1, "seed of the random walks (-simulate)")
 	steps := fl.Int("steps", 100, "steps per random walk at most (-simulate)")
 	wide := fl.Bool("wide", false, "print the table with every column: the property each violation is of, states generated, TLC's distinct states, depth and counterexample length (wider than 120 columns)")
+	spill := fl.String("spill", "", "spill what does not fit in -memory to `DIR`/NAME for each configuration NAME, and checkpoint the search there (see above)")
+	var memory byteSize
+	fl.Var(&memory, "memory", "`BYTES` of fingerprints, frontier and parent pointers the search holds in memory before spilling, e.g. 8G or 512M (default: 60% of the machine's memory)")
+	resume := fl.Bool("resume", false, "continue the search of the one configuration named from its checkpoint in -spill DIR/NAME")
 	ci := fl.Bool("ci", false, `only the configurations the manifest marks "ci" (seconds; what verify --quick explores)`)
 	fl.Usage = func() {
 		fmt.Fprint(stderr, `usage: hwepoch check [flags] [config ...]
@@ -81,6 +88,19 @@ hwepoch commit), as soon as it ends. A run whose verdict is not the
 manifest's, or that disagrees with TLC's run or with the earlier record
 of the same files, is not recorded: check says why and exits 1.
 
+With -spill DIR the search of each configuration NAME holds at most
+-memory bytes (default: 60% of the machine's memory) of fingerprints,
+frontier and parent pointers, spilling the rest to DIR/NAME, and writes
+a checkpoint there at the end of a level, at most once a minute; a
+search that finishes removes its files. -resume continues a search
+stopped part way (interrupted, killed, out of time) from that
+checkpoint, to the result an uninterrupted search gives: name its one
+configuration (hwepoch check -spill DIR -resume NAME). A checkpoint of
+another search (other constants, invariants, properties or symmetry) is
+refused. -memory alone spills into a temporary
+directory. A liveness configuration keeps its graph in memory: it
+neither spills nor resumes.
+
 With -simulate N it instead takes N random walks of each configuration
 (seeded by -seed), checking the same properties; a walk can find a
 violation but never prove a property, so only a violation of a property
@@ -95,10 +115,14 @@ flags:
 		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args, positive("workers"), atLeast("simulate", 0), positive("steps"),
-		needs("steps", "simulate"), needs("seed", "simulate"), excludes("record", "simulate"), noArgsWith("ci")); done {
+		needs("steps", "simulate"), needs("seed", "simulate"), excludes("record", "simulate"), noArgsWith("ci"),
+		needs("resume", "spill"), excludes("simulate", "spill", "memory", "resume"), atLeast("memory", 0)); done {
 		return code
 	}
 	fail := usageError(stderr, "check")
+	if *resume && (fl.NArg() != 1 || *ci) {
+		return fail("-resume continues one configuration's search: name it, as in hwepoch check -spill DIR -resume NAME (see hwepoch check -h)")
+	}
 	specDir := *specFlag
 	if specDir == "" {
 		d, err := tlccfg.FindSpecDir(".")
@@ -186,6 +210,7 @@ flags:
 	for _, e := range entries {
 		row, err := verify.ExploreConfig(context.Background(), man, e, verify.Records{TLC: runs, Explorer: exRuns}, verify.ExploreOptions{
 			Workers: *workers, Progress: progress, ProgressPrefix: "hwepoch check: ", Announce: true,
+			SpillDir: spillDir(*spill, e.Name), MemoryBudget: int64(memory), Resume: *resume,
 		})
 		if err != nil {
 			return fail("%v", err)
@@ -414,4 +439,37 @@ func simulateConfigs(man *tlccfg.Manifest, entries []tlccfg.Entry, walks int, se
 		trace.Render(stdout, &cfgs[i].Config, v.Trace)
 	}
 	return status
+}
+
+// spillDir is where check spills the search of configuration name: a
+// directory of its own under -spill, so that each keeps its checkpoint.
+func spillDir(spill, name string) string {
+	if spill == "" {
+		return ""
+	}
+	return filepath.Join(spill, name)
+}
+
+// byteSize is a flag's number of bytes: digits, optionally followed by K,
+// M, G or T (powers of 1024), as in 512M or 8G.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Get() any { return int64(*b) }
+
+func (b *byteSize) Set(s string) error {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
+	shift := 0
+	if t != "" {
+		if i := strings.IndexByte("KMGT", t[len(t)-1]); i >= 0 {
+			shift, t = 10*(i+1), t[:len(t)-1]
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64>>shift {
+		return fmt.Errorf("%q is no number of bytes (digits, optionally followed by K, M, G or T)", s)
+	}
+	*b = byteSize(n << shift)
+	return nil
 }

@@ -110,6 +110,11 @@ type ExploreOptions struct {
 	ProgressPrefix string
 	Announce       bool
 	ProgressEvery  time.Duration // the explorer's interval (0: its default, 2s)
+	// SpillDir, MemoryBudget and Resume are explore.Options' (a search of
+	// Spec only: a liveness check keeps its graph in memory).
+	SpillDir     string
+	MemoryBudget int64
+	Resume       bool
 }
 
 // ExploreConfig loads e's .cfg, explores it exhaustively and judges the
@@ -125,6 +130,7 @@ func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, re
 	res, err := RunCheck(ctx, chk, explore.Options{
 		Workers: opt.Workers, Invariants: chk.Invariants, Properties: chk.Properties,
 		Symmetry: chk.Symmetry, ConfigName: e.Name, Progress: opt.Progress, ProgressEvery: opt.ProgressEvery,
+		SpillDir: opt.SpillDir, MemoryBudget: opt.MemoryBudget, Resume: opt.Resume,
 	})
 	if err != nil {
 		return ConfigResult{}, fmt.Errorf("%s: %v", e.Name, err)

@@ -129,3 +129,49 @@ func BenchmarkSafetyLeFenced2(b *testing.B) {
 		b.ReportMetric(float64(res.Distinct), "states")
 	}
 }
+
+// BenchmarkSpillLeFenced2 is issue 20's cost of spilling: le-fenced-2's
+// safety check in memory, then within a tenth of what that held
+// (fingerprints, parent pointers and frontier), spilling the rest to a
+// temporary directory. Both must find the same states. Run it with
+// -benchtime=1x: each search takes tens of seconds.
+func BenchmarkSpillLeFenced2(b *testing.B) {
+	cfg := leFenced2(b)
+	opts := Options{Invariants: append(benchInvariants, "StrongIsr")}
+	var inMemory *Result
+	for _, tc := range []struct {
+		name  string
+		tenth bool
+	}{{"memory", false}, {"tenth", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			o := opts
+			if tc.tenth {
+				if inMemory == nil {
+					b.Skip("needs the in-memory run first")
+				}
+				o.MemoryBudget = (inMemory.MemBytes + inMemory.FrontierBytes) / 10
+			}
+			for b.Loop() {
+				res, err := Run(context.Background(), &cfg, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Violation != nil || !res.Complete {
+					b.Fatalf("le-fenced-2: %v", res.Violation)
+				}
+				if tc.tenth && (res.Distinct != inMemory.Distinct || res.Generated != inMemory.Generated || res.Depth != inMemory.Depth) {
+					b.Fatalf("spilling: %d distinct, %d generated, depth %d; in memory %d, %d, %d",
+						res.Distinct, res.Generated, res.Depth, inMemory.Distinct, inMemory.Generated, inMemory.Depth)
+				}
+				if !tc.tenth {
+					inMemory = res
+				}
+				b.ReportMetric(float64(res.Distinct), "states")
+				b.ReportMetric(float64(o.MemoryBudget)/(1<<20), "budget-MiB")
+				b.ReportMetric(float64(res.MemBytes+res.FrontierBytes)/(1<<20), "held-MiB")
+				b.ReportMetric(float64(res.SpilledBytes)/(1<<20), "spilled-MiB")
+				b.ReportMetric(res.Duration.Seconds(), "s")
+			}
+		})
+	}
+}

@@ -61,6 +61,9 @@ type checker struct {
 	fullSym bool    // Options.FullSymmetry
 	invs    []namedInv
 	props   []namedProp
+	// pk is the packed engine (packedrun.go), nil when the search runs on
+	// model.State (Options.Engine, or a configuration beyond its maxima).
+	pk *packedEngine
 }
 
 type namedInv struct {
@@ -96,6 +99,17 @@ func newChecker(cfg *model.Config, opts *Options) (*checker, error) {
 	}
 	for _, n := range opts.Properties {
 		c.props = append(c.props, namedProp{n, model.Properties[n]})
+	}
+	switch opts.Engine {
+	case EngineAuto, EnginePacked:
+		pk, err := newPackedEngine(cfg, c)
+		if err != nil && opts.Engine == EnginePacked {
+			return nil, fmt.Errorf("the packed engine cannot search this configuration: %w", err)
+		}
+		c.pk = pk
+	case EngineReadable:
+	default:
+		return nil, fmt.Errorf("engine %q: want %q, %q or %q", opts.Engine, EngineAuto, EnginePacked, EngineReadable)
 	}
 	return c, nil
 }
@@ -159,28 +173,67 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	}
 	res := &Result{}
 	seen := newFPSet()
-	var parents []uint32 // parents[i]: the state that state i was first reached from
-	var acts []packed    // acts[i]: the action that reached it
+	var prog progress
+	st, err := newStore(&opts, &prog.spilled)
+	if err != nil {
+		return nil, err
+	}
+	finished := false
+	defer func() { st.close(finished) }()
 	buf := make([]byte, 0, 512)
 
 	init := model.Init(cfg)
-	buf = model.AppendEncoding(buf, &init)
-	seen.add(c.fingerprint(&init, buf, nil))
-	parents = append(parents, 0)
-	acts = append(acts, 0)
-	frontier := []node{{enc: buf, idx: 0}}
-	frontierBytes := int64(len(buf) + 16)
-	res.Generated = 1
-	res.Distinct = 1
+	// The initial state's frontier bytes and fingerprint: the packed
+	// engine's words, or model.State's encoding (they also tell a
+	// checkpoint of one engine from the other's).
+	var fp uint64
+	if c.pk != nil {
+		enc, pfp, err := c.initPacked(&init)
+		if err != nil {
+			return nil, err
+		}
+		buf, fp = enc, norm(pfp)
+	} else {
+		buf = model.AppendEncoding(buf, &init)
+		fp = norm(c.fingerprint(&init, buf, nil))
+	}
+	st.desc, st.sum = identity(cfg, &opts, buf, fp)
+	var cur *level // the level to expand
+	if opts.Resume {
+		ck, l, err := st.resume(res, seen)
+		if err != nil {
+			return nil, err
+		}
+		if opts.MaxDepth > 0 && ck.Depth >= opts.MaxDepth {
+			return nil, fmt.Errorf("the checkpoint is at depth %d, MaxDepth is %d", ck.Depth, opts.MaxDepth)
+		}
+		cur, start = l, start.Add(-ck.Elapsed)
+	} else {
+		seen.add(fp)
+		cur = st.newLevel()
+		if err := cur.add(fp, 0, 0, buf); err != nil {
+			return nil, err
+		}
+		if err := cur.seal(&st.runs, st.parents); err != nil {
+			return nil, err
+		}
+		res.Generated = 1
+		res.Distinct = 1
+	}
 
-	var prog progress
-	prog.distinct.Store(1)
-	prog.generated.Store(1)
-	prog.queue.Store(1)
+	prog.distinct.Store(res.Distinct)
+	prog.generated.Store(res.Generated)
+	prog.queue.Store(int64(cur.count))
 	stopProgress := prog.start(opts.Progress, opts.ProgressEvery, start)
 	defer stopProgress()
 
-	for len(frontier) > 0 {
+	var next *level // the level being built
+	defer func() {
+		if next != nil {
+			next.release() // a search stopped part way: its files go
+		}
+	}()
+	for cur.count > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -188,98 +241,103 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 		prog.depth.Store(int64(res.Depth))
 		// At MaxDepth the level is checked but not expanded.
 		expand := opts.MaxDepth == 0 || res.Depth < opts.MaxDepth
-		outs := c.expandLevel(ctx, frontier, seen, workers, expand, &prog)
-		if err := ctx.Err(); err != nil {
-			return nil, err // the level was cut short: its results are partial
-		}
-
+		// The level is expanded a window at a time (all of it at once when
+		// it fits the budget), in BFS order: each window's new successors
+		// are deduplicated against the fingerprints in memory and added to
+		// the next level before the next window, so the first of each in
+		// BFS order wins, as if the level were expanded at once.
+		next = st.newLevel()
 		// Violations: an invariant broken by a state of this level comes
 		// before an action property broken by a step out of this level, as in
 		// TLC, which checks a state's invariants when it first generates it.
 		var inv, act *found
-		for i := range outs {
-			o := &outs[i]
-			if o.evalErr != nil {
-				return nil, o.evalErr
+		err := cur.windows(st.window, workers*chunkSize, func(w []node) error {
+			outs := c.expandLevel(ctx, w, seen, workers, expand, &prog)
+			if err := ctx.Err(); err != nil {
+				return err // the level was cut short: its results are partial
 			}
-			if inv == nil && o.inv != nil {
-				inv = o.inv
+			for i := range outs {
+				o := &outs[i]
+				if o.evalErr != nil {
+					return o.evalErr
+				}
+				if inv == nil && o.inv != nil {
+					inv = o.inv
+				}
+				if act == nil && o.act != nil {
+					act = o.act
+				}
+				res.Generated += o.generated
 			}
-			if act == nil && o.act != nil {
-				act = o.act
+			if inv != nil || act != nil || !expand {
+				return nil // the search ends with this level: no next one
 			}
-			res.Generated += o.generated
+			dedup(outs, seen, workers)
+			for i := range outs {
+				for k := range outs[i].cands {
+					cd := &outs[i].cands[k]
+					if !cd.win {
+						continue
+					}
+					if err := next.add(norm(cd.fp), cd.parent, cd.act, outs[i].arena[cd.off:cd.off+cd.n]); err != nil {
+						return err
+					}
+				}
+				outs[i].cands, outs[i].arena = nil, nil
+			}
+			res.FrontierBytes = max(res.FrontierBytes, cur.memBytes(w)+next.mem)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		if inv != nil || act != nil {
 			v := &Violation{}
 			if inv != nil {
 				v.Property = inv.property
-				v.Trace, err = rebuild(cfg, parents, acts, inv.idx, 0, opts.ConfigName)
+				v.Trace, err = rebuild(cfg, st.parents, inv.idx, 0, opts.ConfigName)
 			} else {
 				v.Property, v.Action = act.property, true
-				v.Trace, err = rebuild(cfg, parents, acts, act.idx, act.step, opts.ConfigName)
+				v.Trace, err = rebuild(cfg, st.parents, act.idx, act.step, opts.ConfigName)
 			}
 			if err != nil {
 				return nil, err
 			}
 			res.Violation = v
-			res.Queue = len(frontier)
+			res.Queue = cur.count
 			break
-		}
-
-		dedup(outs, seen, workers)
-
-		// Number the new states in BFS order, copying their encodings into
-		// one arena sized to fit, so that the chunks' arenas (which also
-		// hold the duplicates) can be freed.
-		size, count := 0, 0
-		for i := range outs {
-			for _, cd := range outs[i].cands {
-				if cd.win {
-					size += int(cd.n)
-					count++
-				}
-			}
-		}
-		arena := make([]byte, 0, size)
-		next := make([]node, 0, count)
-		for i := range outs {
-			for k := range outs[i].cands {
-				cd := &outs[i].cands[k]
-				if !cd.win {
-					continue
-				}
-				idx := uint32(len(parents))
-				parents = append(parents, cd.parent)
-				acts = append(acts, cd.act)
-				off := len(arena)
-				arena = append(arena, outs[i].arena[cd.off:cd.off+cd.n]...)
-				next = append(next, node{enc: arena[off:len(arena):len(arena)], idx: idx})
-			}
-			outs[i].cands, outs[i].arena = nil, nil
-		}
-		if len(parents) >= 1<<32-1 {
-			return nil, fmt.Errorf("more than 2^32 states: the explorer numbers states with 32 bits")
 		}
 		if !expand {
-			res.Queue = len(frontier) // explored to MaxDepth: these were not expanded
-			frontier = nil
+			res.Queue = cur.count // explored to MaxDepth: these were not expanded
 			break
 		}
-		// Two levels are alive at once: the one being expanded and the
-		// next, each an arena of encodings plus a node (16 bytes) per state.
-		lvl := int64(size + 16*count)
-		res.FrontierBytes = max(res.FrontierBytes, frontierBytes+lvl)
-		frontierBytes = lvl
-		res.Distinct += int64(len(next))
+		// Number the new states in BFS order, dropping those found in the
+		// fingerprint runs on disk.
+		if err := next.seal(&st.runs, st.parents); err != nil {
+			return nil, err
+		}
+		if st.parents.len() >= 1<<32-1 {
+			return nil, fmt.Errorf("more than 2^32 states: the explorer numbers states with 32 bits")
+		}
+		cur.release()
+		cur, next = next, nil
+		res.Distinct += int64(cur.count)
 		prog.distinct.Store(res.Distinct)
 		prog.generated.Store(res.Generated)
-		prog.queue.Store(int64(len(next)))
-		frontier = next
+		prog.queue.Store(int64(cur.count))
+		if err := st.endLevel(seen, res, cur, time.Since(start)); err != nil {
+			return nil, err
+		}
+		if opts.afterLevel != nil {
+			opts.afterLevel(res.Depth, st, cur)
+		}
 	}
+	cur.release()
 	res.Complete = res.Violation == nil && res.Queue == 0
+	finished = res.Complete || res.Violation != nil
 	res.Duration = time.Since(start)
-	res.MemBytes = int64(seen.bytes() + 4*cap(parents) + 4*cap(acts))
+	res.MemBytes = int64(seen.bytes()) + st.parents.bytes()
+	res.SpilledBytes = st.d.maxSize
 	n := float64(res.Distinct)
 	res.CollisionProb = n * n / (1 << 65)
 	return res, nil
@@ -358,7 +416,11 @@ func (c *checker) fingerprintBuf(s *model.State, enc, buf []byte) (uint64, []byt
 func (c *checker) expandLevel(ctx context.Context, frontier []node, seen *fpSet, workers int, expand bool, prog *progress) []chunkOut {
 	outs := make([]chunkOut, (len(frontier)+chunkSize-1)/chunkSize)
 	forChunks(ctx, len(frontier), workers, func(ci, lo, hi int, w *worker) {
-		w.buf = c.expandChunk(frontier, lo, hi, seen, expand, &outs[ci], w.buf, &w.sc)
+		if c.pk != nil {
+			c.expandChunkPacked(frontier, lo, hi, seen, expand, &outs[ci], w)
+		} else {
+			w.buf = c.expandChunk(frontier, lo, hi, seen, expand, &outs[ci], w.buf, &w.sc)
+		}
 		prog.generated.Add(outs[ci].generated)
 	})
 	return outs

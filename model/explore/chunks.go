@@ -12,6 +12,7 @@ import (
 type worker struct {
 	sc  model.Scratch
 	buf []byte
+	pk  *packedWorker // the packed engine's scratch, made on first use
 }
 
 // forChunks runs do on every chunk of a frontier of n states, on up to

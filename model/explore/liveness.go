@@ -93,6 +93,9 @@ func RunLive(ctx context.Context, cfg *model.Config, opts Options, live []string
 	if opts.Symmetry {
 		return nil, fmt.Errorf("liveness under symmetry: a quotient graph can hide or invent fair cycles; check it without SYMMETRY")
 	}
+	if opts.Resume {
+		return nil, fmt.Errorf("a liveness check keeps its graph in memory: it writes no checkpoint and cannot resume")
+	}
 	if len(opts.Invariants) > 0 || len(opts.Properties) > 0 {
 		return nil, fmt.Errorf("a liveness check checks no invariant or action property: give them a configuration of Spec")
 	}

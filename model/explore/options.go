@@ -30,10 +30,51 @@ type Options struct {
 	// ProgressEvery (default 2s) once the search has run that long.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+	// Engine chooses the state form the search runs on: EnginePacked
+	// (model/packed: fixed-size states, successors without allocation),
+	// EngineReadable (model.State, the reference), or EngineAuto (the
+	// default: packed when the configuration fits its maxima).
+	Engine string
 	// MaxDepth stops the search after that many BFS levels (0: no limit).
 	// TLC has no such bound; it is for tests and quick looks.
 	MaxDepth int
+
+	// Run only (RunLive keeps its graph in memory): the breadth-first
+	// search holds its fingerprints, frontier and parent pointers in
+	// MemoryBudget bytes (0: 60% of MachineMemory; no limit when that is
+	// unknown), about half for fingerprints, 30% for the frontier and 20%
+	// for the parent pointers, and spills what does not fit to files in
+	// SpillDir (empty: a temporary directory, made on the first spill and
+	// removed at the end). The result is the same whatever the budget.
+	// The budget is approximate: the fingerprint set grows by a level's
+	// new states before it is flushed, and the successors of the states
+	// being expanded come on top.
+	SpillDir     string
+	MemoryBudget int64
+	// CheckpointEvery: with a SpillDir, the search writes a checkpoint
+	// there at the end of a level, at most this often (0: every minute;
+	// negative: never). Resume continues the search SpillDir's checkpoint
+	// records, which must be of the same configuration, invariants,
+	// properties and symmetry. A search that finishes removes its
+	// checkpoint; one stopped part way (an error, a cancelled context,
+	// MaxDepth) keeps it. A SpillDir holding a checkpoint is not started
+	// afresh without Resume.
+	CheckpointEvery time.Duration
+	Resume          bool
+
+	// For tests: the budget's split (overrides MemoryBudget), and a hook
+	// called after each level is done (and checkpointed) with the store and
+	// the level to expand next.
+	split      *memSplit
+	afterLevel func(depth int, st *store, next *level)
 }
+
+// The engines of Options.Engine.
+const (
+	EngineAuto     = ""
+	EnginePacked   = "packed"
+	EngineReadable = "readable"
+)
 
 // Result is the outcome of a search.
 type Result struct {
@@ -45,14 +86,18 @@ type Result struct {
 	Complete  bool          // the whole state graph was searched (no violation, no depth limit)
 	// Violation is the first violation found, nil if none.
 	Violation *Violation
-	// MemBytes is what the fingerprint set and the parent pointers held at
-	// the end (about 20 bytes a state); the frontier, encoded, comes on top.
+	// MemBytes is what the fingerprint set and the parent pointers held in
+	// memory at the end (about 20 bytes a state, unless spilled); the
+	// frontier, encoded, comes on top.
 	MemBytes int64
-	// FrontierBytes is the most the encoded frontier held at once (two
-	// levels: the one expanded and the next). MemBytes + FrontierBytes is
+	// FrontierBytes is the most the encoded frontier held in memory at once
+	// (two levels: the one expanded, or the window of it read back from
+	// disk, and the next). MemBytes + FrontierBytes is
 	// what the search needs; the Go runtime's garbage collector adds its
 	// headroom on top (GOGC).
 	FrontierBytes int64
+	// SpilledBytes is the most the search held on disk at once (Options.MemoryBudget).
+	SpilledBytes int64
 	// CollisionProb is the optimistic probability that two distinct states
 	// shared a fingerprint, n^2 / 2^65, as TLC reports it.
 	CollisionProb float64

@@ -10,6 +10,7 @@ import (
 // progress holds counters the search updates and a ticker prints.
 type progress struct {
 	distinct, generated, queue, depth atomic.Int64
+	spilled                           atomic.Int64 // bytes on disk (Options.MemoryBudget)
 }
 
 // start prints a line to w every period (default 2s) until the returned
@@ -17,8 +18,12 @@ type progress struct {
 func (p *progress) start(w io.Writer, period time.Duration, t0 time.Time) func() {
 	return ticker(w, period, t0, func(el float64) {
 		d := p.distinct.Load()
-		fmt.Fprintf(w, "explore: %6.0fs  %d distinct (%.0f/s)  %d generated  queue %d  depth %d\n",
-			el, d, float64(d)/el, p.generated.Load(), p.queue.Load(), p.depth.Load())
+		spilled := ""
+		if b := p.spilled.Load(); b > 0 {
+			spilled = fmt.Sprintf("  spilled %.1f MiB", float64(b)/(1<<20))
+		}
+		fmt.Fprintf(w, "explore: %6.0fs  %d distinct (%.0f/s)  %d generated  queue %d  depth %d%s\n",
+			el, d, float64(d)/el, p.generated.Load(), p.queue.Load(), p.depth.Load(), spilled)
 	})
 }
 

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/hwepoch/hwepoch/model"
@@ -10,10 +11,18 @@ import (
 // rebuild turns state idx's chain of parent pointers back into a trace by
 // re-executing the recorded actions from Init (the search keeps no states
 // behind its frontier). A nonzero last step is appended (action properties).
-func rebuild(cfg *model.Config, parents []uint32, acts []packed, idx uint32, last packed, name string) (trace.Trace, error) {
+func rebuild(cfg *model.Config, parents *parentStore, idx uint32, last packed, name string) (trace.Trace, error) {
 	var chain []packed
-	for i := idx; i != 0; i = parents[i] {
-		chain = append(chain, acts[i])
+	for i := idx; i != 0; {
+		p, a, err := parents.get(i)
+		if err != nil {
+			return trace.Trace{}, err
+		}
+		if p >= i {
+			return trace.Trace{}, fmt.Errorf("state %d's parent is %d: parent pointers go back in BFS order", i, p)
+		}
+		chain = append(chain, a)
+		i = p
 	}
 	slices.Reverse(chain)
 	if last != 0 {

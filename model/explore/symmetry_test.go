@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hwepoch/hwepoch/model"
+	pstate "github.com/hwepoch/hwepoch/model/packed"
 )
 
 // symmetricConfigs are three-replica configurations small enough for a
@@ -52,14 +53,20 @@ func TestSortedSymmetryEqualsFullSymmetry(t *testing.T) {
 // the counts move away from full symmetry's.
 func TestSortedSymmetryNeedsAnInvariantKey(t *testing.T) {
 	defer func(k func(*model.Config, *model.State, int) uint64) { replicaKey = k }(replicaKey)
+	defer func(k func(*model.Config, *pstate.State, int) uint64) { packedReplicaKey = k }(packedReplicaKey)
 	replicaKey = func(cfg *model.Config, s *model.State, i int) uint64 { return model.ReplicaKey(cfg, s, i) ^ uint64(i) }
-	cfg := symmetricConfigs[0]
-	broken := explore(t, &cfg, Options{Symmetry: true})
-	full := explore(t, &cfg, Options{Symmetry: true, FullSymmetry: true})
-	if broken.Distinct == full.Distinct {
-		t.Fatalf("a key that depends on the replica's index gave full symmetry's count %d", full.Distinct)
+	packedReplicaKey = func(cfg *model.Config, s *pstate.State, i int) uint64 {
+		return pstate.ReplicaKey(cfg, s, i) ^ uint64(i)
 	}
-	t.Logf("index-dependent key: %d distinct, full symmetry %d", broken.Distinct, full.Distinct)
+	cfg := symmetricConfigs[0]
+	for _, engine := range []string{EngineReadable, EnginePacked} {
+		broken := explore(t, &cfg, Options{Symmetry: true, Engine: engine})
+		full := explore(t, &cfg, Options{Symmetry: true, FullSymmetry: true, Engine: engine})
+		if broken.Distinct == full.Distinct {
+			t.Fatalf("%s engine: a key that depends on the replica's index gave full symmetry's count %d", engine, full.Distinct)
+		}
+		t.Logf("%s engine: index-dependent key: %d distinct, full symmetry %d", engine, broken.Distinct, full.Distinct)
+	}
 }
 
 // MachineMemory reads this machine's memory (the explorer's soft memory

@@ -12,16 +12,17 @@ func TestRoundTrip(t *testing.T) {
 	total := 0
 	for _, c := range ciChecks(t) {
 		cfg := &c.Config
-		for _, s := range reachable(t, c) {
-			var p State
-			if err := FromModel(cfg, &s, &p); err != nil {
+		var p State
+		reachable(t, c).each(t, 0, reachable(t, c).len(), func(_ int, s *model.State) bool {
+			if err := FromModel(cfg, s, &p); err != nil {
 				t.Fatalf("%s: %v", c.Name, err)
 			}
-			if back := ToModel(cfg, &p); !back.Equal(s) {
-				t.Fatalf("%s: round trip changed the state\n got %+v\nwant %+v", c.Name, back, s)
+			if back := ToModel(cfg, &p); !back.Equal(*s) {
+				t.Fatalf("%s: round trip changed the state\n got %+v\nwant %+v", c.Name, back, *s)
 			}
 			total++
-		}
+			return true
+		})
 	}
 	t.Logf("%d states", total)
 }
