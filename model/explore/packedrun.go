@@ -60,6 +60,7 @@ type packedWorker struct {
 	succ       *pstate.Succ
 	s, perm    pstate.State
 	words, tmp []uint64
+	fpBuf      []byte
 }
 
 func (c *checker) packedWorker(w *worker) *packedWorker {
@@ -68,7 +69,8 @@ func (c *checker) packedWorker(w *worker) *packedWorker {
 		if err != nil {
 			panic(err) // newPackedEngine made one from the same configuration
 		}
-		w.pk = &packedWorker{succ: succ, words: make([]uint64, c.pk.words), tmp: make([]uint64, c.pk.words)}
+		w.pk = &packedWorker{succ: succ, words: make([]uint64, c.pk.words), tmp: make([]uint64, c.pk.words),
+			fpBuf: make([]byte, pstate.FingerprintBuf)}
 	}
 	return w.pk
 }
@@ -90,10 +92,7 @@ func (c *checker) initPacked(s *model.State) ([]byte, uint64, error) {
 	if err := c.pk.pack(&p, pw.words); err != nil {
 		return nil, 0, err
 	}
-	fp, err := c.fingerprintPacked(pw, &p, pw.words)
-	if err != nil {
-		return nil, 0, err
-	}
+	fp := c.fingerprintPacked(pw, &p)
 	return append([]byte(nil), wordBytes(pw.words)...), fp, nil
 }
 
@@ -109,15 +108,17 @@ func (e *packedEngine) pack(p *pstate.State, dst []uint64) (err error) {
 	return nil
 }
 
-// fingerprintPacked is the state's fingerprint given its packed words: their
-// hash, or under symmetry the least hash over the renamings that sort the
-// replicas by pstate.ReplicaKey (as fingerprintBuf does on model.State).
-func (c *checker) fingerprintPacked(pw *packedWorker, p *pstate.State, words []uint64) (uint64, error) {
+// fingerprintPacked is the state's fingerprint: packed.Fingerprint of its
+// struct (no packing: most successors are duplicates, and only new ones
+// are packed), or under symmetry the least over the renamings that sort
+// the replicas by packed.ReplicaKey (as fingerprintBuf does on
+// model.State).
+func (c *checker) fingerprintPacked(pw *packedWorker, p *pstate.State) uint64 {
+	n := c.cfg.N()
 	if c.perms == nil {
-		return c.pk.lay.Hash(words), nil
+		return pstate.Fingerprint(n, p, pw.fpBuf)
 	}
 	var keys [8]uint64
-	n := c.cfg.N()
 	if !c.fullSym {
 		for i := range n {
 			keys[i] = packedReplicaKey(c.cfg, p, i)
@@ -129,16 +130,13 @@ func (c *checker) fingerprintPacked(pw *packedWorker, p *pstate.State, words []u
 			continue
 		}
 		if k == 0 {
-			fp = min(fp, c.pk.lay.Hash(words))
+			fp = min(fp, pstate.Fingerprint(n, p, pw.fpBuf))
 			continue
 		}
 		pstate.Permute(c.cfg, p, perm, c.pinvs[k], &pw.perm)
-		if err := c.pk.pack(&pw.perm, pw.tmp); err != nil {
-			return 0, err
-		}
-		fp = min(fp, c.pk.lay.Hash(pw.tmp))
+		fp = min(fp, pstate.Fingerprint(n, &pw.perm, pw.fpBuf))
 	}
-	return fp, nil
+	return fp
 }
 
 // badInvariantPacked is badInvariant on the packed form.
@@ -178,7 +176,7 @@ func (c *checker) badPropertyPacked(p, q *pstate.State) (name string, err error)
 func (c *checker) expandChunkPacked(frontier []node, lo, hi int, seen *fpSet, expand bool, out *chunkOut, w *worker) {
 	pw := c.packedWorker(w)
 	rec := c.pk.words * 8
-	out.arena = make([]byte, 0, (hi-lo)*3*rec)
+	out.arena = make([]byte, 0, (hi-lo)*2*rec)
 	out.cands = make([]cand, 0, (hi-lo)*3/2)
 	src := wordBytes(pw.words)
 	for pos := lo; pos < hi; pos++ {
@@ -217,6 +215,10 @@ func (c *checker) expandChunkPacked(frontier []node, lo, hi int, seen *fpSet, ex
 					out.act = &found{pos: pos, property: name, idx: nd.idx, step: pack(c.cfg, pstate.Action(c.cfg, k, i, j, keep))}
 				}
 			}
+			fp := c.fingerprintPacked(pw, t)
+			if seen.contains(fp) {
+				return true
+			}
 			off := len(out.arena)
 			out.arena = slices.Grow(out.arena, rec)[:off+rec]
 			tw := unsafe.Slice((*uint64)(unsafe.Pointer(&out.arena[off])), c.pk.words)
@@ -230,17 +232,8 @@ func (c *checker) expandChunkPacked(frontier []node, lo, hi int, seen *fpSet, ex
 			if &tw[0] == &pw.tmp[0] {
 				copy(out.arena[off:], wordBytes(pw.tmp))
 			}
-			fp, err := c.fingerprintPacked(pw, t, tw)
-			if err != nil {
-				stepErr = err
-				return false
-			}
-			if seen.contains(fp) {
-				out.arena = out.arena[:off]
-			} else {
-				out.cands = append(out.cands, cand{fp: fp, off: uint32(off), n: uint32(rec),
-					parent: nd.idx, act: pack(c.cfg, pstate.Action(c.cfg, k, i, j, keep))})
-			}
+			out.cands = append(out.cands, cand{fp: fp, off: uint32(off), n: uint32(rec),
+				parent: nd.idx, act: pack(c.cfg, pstate.Action(c.cfg, k, i, j, keep))})
 			return true
 		})
 		if err == nil {
