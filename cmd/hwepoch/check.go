@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -232,6 +233,7 @@ flags:
 		}
 	}
 	printTable(stdout, rows, *wide)
+	printMemory(stdout, rows)
 	for _, r := range rows {
 		if r.TLC != nil {
 			fmt.Fprintln(stdout, verify.VsTLCLegend)
@@ -386,6 +388,39 @@ func printTable(w io.Writer, rows []verify.ConfigResult, wide bool) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "trace: states in the counterexample, the initial one included; found: ✓ the manifest's verdict")
+}
+
+// bigRun is the size from which check reports a run's bytes a state.
+const bigRun = 1_000_000
+
+// printMemory reports, for every search of at least bigRun states, what it
+// held per state: the fingerprints and parent pointers (for the whole
+// search), the frontier at its largest, what went to disk, and the
+// process's peak resident memory so far (which includes the collector's
+// headroom and, after several configurations, the largest of them).
+func printMemory(w io.Writer, rows []verify.ConfigResult) {
+	for _, r := range rows {
+		res := r.Res
+		if res == nil || res.Distinct < bigRun {
+			continue
+		}
+		per := func(b int64) float64 { return float64(b) / float64(res.Distinct) }
+		fmt.Fprintf(w, "memory: %s: %.1f B/state for fingerprints and parent pointers, %.1f B/state for the frontier at its largest, %.1f MiB spilled to disk at most",
+			r.Entry.Name, per(res.MemBytes), per(res.FrontierBytes), float64(res.SpilledBytes)/(1<<20))
+		if peak := peakRSS(); peak > 0 {
+			fmt.Fprintf(w, "; peak resident memory of this process so far %.0f MiB (%.1f B/state)", float64(peak)/(1<<20), per(peak))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// peakRSS is this process's peak resident set size, 0 when unknown.
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024 // kilobytes on Linux
 }
 
 // simulateConfigs is check -simulate: random walks instead of the exhaustive search.

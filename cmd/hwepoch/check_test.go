@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/hwepoch/hwepoch/internal/testfiles"
+	"github.com/hwepoch/hwepoch/internal/verify"
+	"github.com/hwepoch/hwepoch/model/explore"
 	"github.com/hwepoch/hwepoch/model/tlccfg"
 )
 
@@ -153,5 +155,23 @@ func TestCheckSaysTheCfgChangedSinceTLCsRun(t *testing.T) {
 		if strings.HasPrefix(strings.TrimSpace(line), "w-leader-change ") && strings.Contains(line, "same violation") {
 			t.Errorf("a stale run must not be shown as agreeing: %s", line)
 		}
+	}
+}
+
+// A big search's bytes a state are reported, a small one's not.
+func TestCheckPrintsMemoryOfBigRuns(t *testing.T) {
+	big := verify.ConfigResult{Entry: tlccfg.Entry{Name: "big"}, Res: &explore.Result{Distinct: 2_000_000,
+		MemBytes: 40_000_000, FrontierBytes: 10_000_000, SpilledBytes: 3 << 20}}
+	small := verify.ConfigResult{Entry: tlccfg.Entry{Name: "small"}, Res: &explore.Result{Distinct: 999_999, MemBytes: 1}}
+	var b strings.Builder
+	printMemory(&b, []verify.ConfigResult{big, small})
+	got := b.String()
+	for _, want := range []string{"memory: big: 20.0 B/state for fingerprints and parent pointers", "5.0 B/state for the frontier", "3.0 MiB spilled", "peak resident memory"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "small") {
+		t.Errorf("a search under %d states reported:\n%s", bigRun, got)
 	}
 }
