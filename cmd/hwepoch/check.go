@@ -46,6 +46,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	spill := fl.String("spill", "", "spill what does not fit in -memory to `DIR`/NAME for each configuration NAME, and checkpoint the search there (see above)")
 	var memory byteSize
 	fl.Var(&memory, "memory", "`BYTES` of fingerprints, frontier and parent pointers the search holds in memory before spilling, e.g. 8G or 512M (default: 60% of the machine's memory)")
+	engine := fl.String("engine", "", "the explorer's state form: packed (model/packed: fixed-size states, the default where a configuration fits its maxima) or readable (model.State, the reference it is held to)")
 	resume := fl.Bool("resume", false, "continue the search of the one configuration named from its checkpoint in -spill DIR/NAME")
 	ci := fl.Bool("ci", false, `only the configurations the manifest marks "ci" (seconds; what verify --quick explores)`)
 	fl.Usage = func() {
@@ -102,6 +103,14 @@ refused. -memory alone spills into a temporary
 directory. A liveness configuration keeps its graph in memory: it
 neither spills nor resumes.
 
+The search runs on model/packed's fixed-size states (successors without
+allocation, a few words a state in the frontier) wherever a
+configuration fits their maxima (4 replicas, 4 records, epochs to 5), and
+on model.State otherwise; -engine readable asks for model.State, the
+reference the packed form is held to (the same counts, depth and
+counterexamples), -engine packed refuses a configuration that does not
+fit.
+
 With -simulate N it instead takes N random walks of each configuration
 (seeded by -seed), checking the same properties; a walk can find a
 violation but never prove a property, so only a violation of a property
@@ -117,10 +126,15 @@ flags:
 	}
 	if code, done := parseFlags(fl, args, positive("workers"), atLeast("simulate", 0), positive("steps"),
 		needs("steps", "simulate"), needs("seed", "simulate"), excludes("record", "simulate"), noArgsWith("ci"),
-		needs("resume", "spill"), excludes("simulate", "spill", "memory", "resume"), atLeast("memory", 0)); done {
+		needs("resume", "spill"), excludes("simulate", "spill", "memory", "resume", "engine"), atLeast("memory", 0)); done {
 		return code
 	}
 	fail := usageError(stderr, "check")
+	switch *engine {
+	case explore.EngineAuto, explore.EnginePacked, explore.EngineReadable:
+	default:
+		return fail("-engine %q: want packed or readable", *engine)
+	}
 	if *resume && (fl.NArg() != 1 || *ci) {
 		return fail("-resume continues one configuration's search: name it, as in hwepoch check -spill DIR -resume NAME (see hwepoch check -h)")
 	}
@@ -211,7 +225,7 @@ flags:
 	for _, e := range entries {
 		row, err := verify.ExploreConfig(context.Background(), man, e, verify.Records{TLC: runs, Explorer: exRuns}, verify.ExploreOptions{
 			Workers: *workers, Progress: progress, ProgressPrefix: "hwepoch check: ", Announce: true,
-			SpillDir: spillDir(*spill, e.Name), MemoryBudget: int64(memory), Resume: *resume,
+			SpillDir: spillDir(*spill, e.Name), MemoryBudget: int64(memory), Resume: *resume, Engine: *engine,
 		})
 		if err != nil {
 			return fail("%v", err)

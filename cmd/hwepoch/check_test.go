@@ -175,3 +175,34 @@ func TestCheckPrintsMemoryOfBigRuns(t *testing.T) {
 		t.Errorf("a search under %d states reported:\n%s", bigRun, got)
 	}
 }
+
+// -engine chooses the state form; both give the same row, and a wrong
+// value or -engine with -simulate is a usage error.
+func TestCheckEngine(t *testing.T) {
+	row := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "w-committed-survives") {
+				f := strings.Fields(l)
+				return strings.Join(f[:6], " ") // config .. depth/trace, not the time
+			}
+		}
+		return ""
+	}
+	var rows []string
+	for _, e := range []string{"packed", "readable"} {
+		code, out, errs := runCLI("check", "-q", "-engine", e, "w-committed-survives")
+		if code != 0 || row(out) == "" {
+			t.Fatalf("-engine %s: exit %d\n%s\n%s", e, code, out, errs)
+		}
+		rows = append(rows, row(out))
+	}
+	if rows[0] != rows[1] {
+		t.Errorf("packed %q, readable %q", rows[0], rows[1])
+	}
+	if code, _, errs := runCLI("check", "-engine", "fast", "w-committed-survives"); code != 2 || !strings.Contains(errs, `-engine "fast"`) {
+		t.Errorf("-engine fast: exit %d: %s", code, errs)
+	}
+	if code, _, _ := runCLI("check", "-engine", "packed", "-simulate", "3", "w-committed-survives"); code != 2 {
+		t.Errorf("-engine with -simulate: exit %d", code)
+	}
+}

@@ -114,6 +114,8 @@ type ExploreOptions struct {
 	// Spec only: a liveness check keeps its graph in memory).
 	SpillDir     string
 	MemoryBudget int64
+	// Engine is explore.Options.Engine ("" packed where it fits).
+	Engine string
 	Resume       bool
 }
 
@@ -130,7 +132,7 @@ func ExploreConfig(ctx context.Context, man *tlccfg.Manifest, e tlccfg.Entry, re
 	res, err := RunCheck(ctx, chk, explore.Options{
 		Workers: opt.Workers, Invariants: chk.Invariants, Properties: chk.Properties,
 		Symmetry: chk.Symmetry, ConfigName: e.Name, Progress: opt.Progress, ProgressEvery: opt.ProgressEvery,
-		SpillDir: opt.SpillDir, MemoryBudget: opt.MemoryBudget, Resume: opt.Resume,
+		SpillDir: opt.SpillDir, MemoryBudget: opt.MemoryBudget, Resume: opt.Resume, Engine: opt.Engine,
 	})
 	if err != nil {
 		return ConfigResult{}, fmt.Errorf("%s: %v", e.Name, err)
