@@ -116,7 +116,7 @@ type ExploreOptions struct {
 	MemoryBudget int64
 	// Engine is explore.Options.Engine ("" packed where it fits).
 	Engine string
-	Resume       bool
+	Resume bool
 }
 
 // ExploreConfig loads e's .cfg, explores it exhaustively and judges the
