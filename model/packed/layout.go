@@ -3,6 +3,7 @@ package packed
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"github.com/hwepoch/hwepoch/model"
 )
@@ -911,56 +912,11 @@ func (l *Layout) unpackAlter(rd bitReader, m *Msg) bitReader {
 	return rd
 }
 
-// Hash is XXH64 (seed 0) of the words' little-endian bytes, as model.Hash64
-// would compute it on them, taken a word at a time: the explorer's
-// fingerprint of a packed state.
-func (l *Layout) Hash(words []uint64) uint64 { return hashWords(words) }
-
-func hashWords(w []uint64) uint64 {
-	const (
-		p1 = 11400714785074694791
-		p2 = 14029467366897019727
-		p3 = 1609587929392839161
-		p4 = 9650029242287828579
-		p5 = 2870177450012600261
-	)
-	round := func(acc, in uint64) uint64 {
-		acc += in * p2
-		acc = bits.RotateLeft64(acc, 31)
-		return acc * p1
+// Hash is XXH64 (seed 0) of the words' little-endian bytes (model.Hash64
+// on this little-endian machine's view of them).
+func (l *Layout) Hash(words []uint64) uint64 {
+	if len(words) == 0 {
+		return model.Hash64(nil)
 	}
-	merge := func(acc, v uint64) uint64 {
-		acc ^= round(0, v)
-		return acc*p1 + p4
-	}
-	n := uint64(len(w)) * 8
-	var h uint64
-	if len(w) >= 4 {
-		var prime1, prime2 uint64 = p1, p2
-		v1, v2, v3, v4 := prime1+prime2, prime2, uint64(0), -prime1
-		for ; len(w) >= 4; w = w[4:] {
-			v1 = round(v1, w[0])
-			v2 = round(v2, w[1])
-			v3 = round(v3, w[2])
-			v4 = round(v4, w[3])
-		}
-		h = bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
-		h = merge(h, v1)
-		h = merge(h, v2)
-		h = merge(h, v3)
-		h = merge(h, v4)
-	} else {
-		h = p5
-	}
-	h += n
-	for _, x := range w {
-		h ^= round(0, x)
-		h = bits.RotateLeft64(h, 27)*p1 + p4
-	}
-	h ^= h >> 33
-	h *= p2
-	h ^= h >> 29
-	h *= p3
-	h ^= h >> 32
-	return h
+	return model.Hash64(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 8*len(words)))
 }

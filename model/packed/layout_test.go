@@ -286,7 +286,7 @@ func TestHashIsXXH64(t *testing.T) {
 			for _, x := range w {
 				b = binary.LittleEndian.AppendUint64(b, x)
 			}
-			if got, want := hashWords(w), model.Hash64(b); got != want {
+			if got, want := (&Layout{}).Hash(w), model.Hash64(b); got != want {
 				t.Fatalf("%d words: Hash %#x, model.Hash64 %#x", n, got, want)
 			}
 		}
