@@ -31,7 +31,7 @@ func TestNumericFlagsAndArgumentsAreRangeChecked(t *testing.T) {
 		{[]string{"tlc", "-simulate", "2", "le-fenced-2"}, `unexpected arguments ["le-fenced-2"]: with -simulate`},
 		{[]string{"tlc", "-table", "le-fenced-2"}, `unexpected arguments ["le-fenced-2"]: with -table`},
 		{[]string{"bench-tlc", "-timeout", "0s"}, "-timeout 0s: must be greater than zero"},
-		{[]string{"bench-tlc", "a", "b"}, `unexpected arguments ["b"]`},
+		{[]string{"bench-tlc", "-holds", "le-fenced-2"}, "-holds names the configurations itself"},
 		{[]string{"mutants", "-random", "-1"}, "-random -1: must be at least 0"},
 		{[]string{"mutants", "-free", "-1"}, "-free -1: must be at least 0"},
 		{[]string{"mutants", "stray"}, `unexpected arguments ["stray"]: mutants takes flags only`},
