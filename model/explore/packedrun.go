@@ -61,7 +61,17 @@ type packedWorker struct {
 	s, perm    pstate.State
 	words, tmp []uint64
 	fpBuf      []byte
+	// recent holds fingerprints of this chunk's successors, direct mapped
+	// (32 KiB: it stays in the L1/L2 cache). A successor found there repeats
+	// an earlier one of the same chunk: that one was either already seen
+	// or became a candidate, which wins the fingerprint in dedup (the first
+	// in BFS order), so the repeat is dropped without a lookup in seen (a
+	// cache miss) and without being packed. A slot holds the last
+	// fingerprint that hashed to it; a miss in recent only costs the lookup.
+	recent [recentSlots]uint64
 }
+
+const recentSlots = 4096
 
 func (c *checker) packedWorker(w *worker) *packedWorker {
 	if w.pk == nil {
@@ -179,6 +189,7 @@ func (c *checker) expandChunkPacked(frontier []node, lo, hi int, seen *fpSet, ex
 	out.arena = make([]byte, 0, (hi-lo)*2*rec)
 	out.cands = make([]cand, 0, (hi-lo)*3/2)
 	src := wordBytes(pw.words)
+	clear(pw.recent[:])
 	for pos := lo; pos < hi; pos++ {
 		nd := &frontier[pos]
 		if len(nd.enc) != rec {
@@ -216,6 +227,11 @@ func (c *checker) expandChunkPacked(frontier []node, lo, hi int, seen *fpSet, ex
 				}
 			}
 			fp := c.fingerprintPacked(pw, t)
+			slot := &pw.recent[fp&(recentSlots-1)]
+			if *slot == norm(fp) {
+				return true // seen before, or a candidate of this chunk that wins the fingerprint
+			}
+			*slot = norm(fp)
 			if seen.contains(fp) {
 				return true
 			}
