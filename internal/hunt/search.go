@@ -29,12 +29,13 @@ type Method string
 const (
 	BFS    Method = "bfs"     // the explorer, breadth first (explore.Run)
 	Swarm  Method = "swarm"   // the explorer's swarm of random walks (explore.Swarm)
+	Cells  Method = "cells"   // the explorer's breadth-first search cut to K states per cell (explore.CellSearch)
 	TLCBFS Method = "tlc-bfs" // TLC, breadth first
 	TLCSim Method = "tlc-sim" // TLC -simulate -depth D -seed S
 )
 
 // Methods are every method, in the table's order.
-var Methods = []Method{BFS, Swarm, TLCBFS, TLCSim}
+var Methods = []Method{BFS, Swarm, Cells, TLCBFS, TLCSim}
 
 // IsTLC says whether the method runs TLC.
 func (m Method) IsTLC() bool { return m == TLCBFS || m == TLCSim }
@@ -52,7 +53,7 @@ func ParseMethods(list string) ([]Method, error) {
 			ok = ok || x == m
 		}
 		if !ok {
-			return nil, fmt.Errorf("unknown method %q (the methods: bfs, swarm, tlc-bfs, tlc-sim)", n)
+			return nil, fmt.Errorf("unknown method %q (the methods: bfs, swarm, cells, tlc-bfs, tlc-sim)", n)
 		}
 		out = append(out, m)
 	}
@@ -103,6 +104,8 @@ type Cell struct {
 	Property string       // the invariant it violates
 	Carries  []string     // the bugs whose signature it carries
 	Note     string       // e.g. the seed and walk that found it
+	// Cells is the cell search's result (method cells), for the notes.
+	Cells *explore.CellResult
 	Err      error
 }
 
@@ -122,6 +125,8 @@ func Search(ctx context.Context, b Bug, m Method, opt Options) Cell {
 		searchBFS(ctx, b, opt, &cell)
 	case Swarm:
 		searchSwarm(ctx, b, opt, &cell)
+	case Cells:
+		searchCells(ctx, b, opt, &cell)
 	case TLCBFS, TLCSim:
 		if opt.Jar == "" {
 			cell.Status = NoTLC
@@ -211,6 +216,35 @@ func searchSwarm(ctx context.Context, b Bug, opt Options, cell *Cell) {
 	cell.Status = Found
 	cell.Trace, cell.Property = &res.Violation.Trace, res.Violation.Property
 	cell.Note = fmt.Sprintf("seed %d walk %d (%s): %s", opt.Seed, res.Walk, cell.Note, res.Profile)
+}
+
+func searchCells(ctx context.Context, b Bug, opt Options, cell *Cell) {
+	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
+	defer cancel()
+	var prog io.Writer
+	if opt.Progress != nil {
+		prog = &prefixWriter{w: opt.Progress, prefix: "  [" + b.Name + " cells] "}
+	}
+	res, err := explore.CellSearch(ctx, &b.Config, explore.CellOptions{
+		Options: explore.Options{Workers: opt.workers(), Invariants: []string{b.Invariant}, Symmetry: true,
+			ConfigName: "hunt-" + b.Name, Progress: prog, ProgressEvery: 5 * time.Second},
+		Seed: opt.Seed, Accept: accept(b)})
+	if err != nil {
+		cell.Status, cell.Err = Failed, err
+		return
+	}
+	cell.Seconds, cell.States, cell.Rejected = res.Duration.Seconds(), res.States, res.Rejected
+	cell.Cells = res
+	switch {
+	case res.Violation != nil:
+		cell.Status = Found
+		cell.Trace, cell.Property = &res.Violation.Trace, res.Violation.Property
+		cell.Note = fmt.Sprintf("seed %d, round %d (K %d per cell), depth %d", opt.Seed, res.Rounds, res.K, res.Depth)
+	case res.Exhausted:
+		cell.Status = Finished
+	default:
+		cell.Status = TimedOut
+	}
 }
 
 // searchTLC runs TLC on the bug's configuration, written into a scratch
