@@ -106,7 +106,7 @@ type Cell struct {
 	Note     string       // e.g. the seed and walk that found it
 	// Cells is the cell search's result (method cells), for the notes.
 	Cells *explore.CellResult
-	Err      error
+	Err   error
 }
 
 // Length is the counterexample's length in states (TLC's count), 0 if none.

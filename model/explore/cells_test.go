@@ -42,9 +42,9 @@ func TestCellSearchIsAFunctionOfItsSeed(t *testing.T) {
 	chk := swarmCheck(t)
 	type key struct {
 		Rounds, K, Depth, Level, LevelCut, Cells int
-		States, Generated, Cut                  int64
-		Rejected                                int
-		Acts                                    []model.Action
+		States, Generated, Cut                   int64
+		Rejected                                 int
+		Acts                                     []model.Action
 	}
 	keyOf := func(r *CellResult) key {
 		if r.Violation == nil {
