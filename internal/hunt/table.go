@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -192,8 +193,14 @@ func WriteTable(w io.Writer, rows []Row, methods []Method, opt Options) {
 		fmt.Fprintf(w, "\nEach cell of a method run with several seeds: the median wall time to the first counterexample with the bug's signature over the runs\n")
 		fmt.Fprintf(w, "  (a run that found nothing counts as longer than any), in brackets the fastest and slowest run ('>T': a run found nothing within T),\n")
 		fmt.Fprintf(w, "  then k/N: the runs, of N, that found it. '> T (k/N)': fewer than N/2+1 runs found it within the timeout T, so the median is not a time.\n")
-		fmt.Fprintf(w, "Seeds: swarm and cells %s; tlc-sim %s (a TLC run goes on to the next seeds itself). bfs and tlc-bfs do not depend on a seed and run once;\n",
-			seedList(opt.SeedsFor(Swarm)), seedList(opt.SeedsFor(TLCSim)))
+		var seeded []string
+		if slices.Contains(methods, Swarm) || slices.Contains(methods, Cells) {
+			seeded = append(seeded, "swarm and cells "+seedList(opt.SeedsFor(Swarm)))
+		}
+		if slices.Contains(methods, TLCSim) {
+			seeded = append(seeded, "tlc-sim "+seedList(opt.SeedsFor(TLCSim))+" (a TLC run goes on to the next seeds itself)")
+		}
+		fmt.Fprintf(w, "Seeds: %s. bfs and tlc-bfs do not depend on a seed and run once;\n", strings.Join(seeded, "; "))
 		fmt.Fprintf(w, "  a cell of one run: ")
 	} else {
 		fmt.Fprintf(w, "\nEach cell: ")
@@ -229,6 +236,14 @@ func WriteTable(w io.Writer, rows []Row, methods []Method, opt Options) {
 			}
 			if len(runs) > 1 && note != "" && c.Method.Seeded() {
 				parts = append(parts, fmt.Sprintf("seed %d:", c.Seed))
+			}
+			// The runs that found nothing while the one shown did: why.
+			if c.Status == Found {
+				for j := range runs {
+					if why := whyNot(&runs[j], shortest); j != k && why != "" {
+						note = joinNote(note, fmt.Sprintf("seed %d found nothing: %s", runs[j].Seed, why))
+					}
+				}
 			}
 			if note == "" && len(parts) == 0 {
 				continue

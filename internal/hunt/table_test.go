@@ -82,33 +82,35 @@ func TestRunTextMedianAndSpread(t *testing.T) {
 func TestWriteTableSeeds(t *testing.T) {
 	b := mustBug(t, "kafka-7128")
 	tr := trace.Trace{Steps: make([]trace.Step, 29)}
-	cells := runsOf(Cells, 12.2, 9.6, 16.3)
-	for i := range cells {
+	cells := runsOf(Cells, 12.2, 9.6, 16.3, -60)
+	for i := range cells[:3] {
 		cells[i].Trace = &tr
 		cells[i].Cells = &explore.CellResult{Rounds: 1, K: 8}
 		cells[i].Note = "round 1 (K 8 per cell), 85k cells"
 	}
-	swarm := runsOf(Swarm, -60, -60, -60)
+	cells[3].Cells = &explore.CellResult{Rounds: 2, K: 16, Depth: 14, Level: 22887, LevelCut: 40000, Cells: 6829}
+	swarm := runsOf(Swarm, -60, -60, -60, -60)
 	for i := range swarm {
 		swarm[i].Walks, swarm[i].States = 20000, 5_000_000
 	}
 	bfs := []Cell{{Method: BFS, Status: TimedOut, Seconds: 60, States: 3_200_000, AtLeast: true,
 		Level: 19, LevelStates: 900_000, PrevLevel: 600_000}}
-	row := Row{Bug: b, Runs: [][]Cell{bfs, swarm, cells}, Certs: [][]*Certified{{nil}, {nil, nil, nil}, {{}, {}, {}}}}
+	row := Row{Bug: b, Runs: [][]Cell{bfs, swarm, cells}, Certs: [][]*Certified{{nil}, {nil, nil, nil, nil}, {{}, {}, {}, nil}}}
 	var out bytes.Buffer
-	opt := Options{Workers: 2, Seed: 1, Seeds: 3, Timeout: time.Minute, TLCTimeout: time.Minute}
+	opt := Options{Workers: 2, Seed: 1, Seeds: 4, Timeout: time.Minute, TLCTimeout: time.Minute}
 	WriteTable(&out, []Row{row}, []Method{BFS, Swarm, Cells}, opt)
 	got := out.String()
 	for _, want := range []string{
-		"> 60s (3.2M)",         // bfs: one run
-		"> 60s (0/3)",          // swarm: no run found it
-		"12.2s (9.6–16.3) 3/3", // cells: the median, the spread, 3 of 3
-		"ok 3/3",               // every counterexample replayed
-		"Seeds: swarm and cells 1, 2, 3;",
+		"> 60s (3.2M)",        // bfs: one run
+		"> 60s (0/4)",         // swarm: no run found it
+		"14.2s (9.6–>60) 3/4", // cells: the median, the spread, 3 of 4
+		"ok 3/3",              // every counterexample replayed
+		"Seeds: swarm and cells 1, 2, ..., 4. bfs and tlc-bfs",
 		"bfs and tlc-bfs do not depend on a seed and run once",
 		"  bfs     level 19 (900k states) still growing ×1.50 at the timeout: no violation in the first 18 levels, so a counterexample has at least 19 states; the shortest found here has 29 states",
-		"  swarm   runs (seed time): 1 >60.0s, 2 >60.0s, 3 >60.0s; seed 1: 20000 walks (5.0M steps) at the timeout, none of them to a counterexample with the signature",
-		"  cells   runs (seed time): 1 12.2s, 2 9.6s, 3 16.3s; seed 1: round 1 (K 8 per cell)",
+		"  swarm   runs (seed time): 1 >60.0s, 2 >60.0s, 3 >60.0s, 4 >60.0s; seed 1: 20000 walks (5.0M steps) at the timeout, none of them to a counterexample with the signature",
+		"  cells   runs (seed time): 1 12.2s, 2 9.6s, 3 16.3s, 4 >60.0s; seed 1: round 1 (K 8 per cell), 85k cells; " +
+			"seed 4 found nothing: round 2 (K 16 per cell) at depth 14 at the timeout: level of 23k states kept (40k cut), 6829 cells; the shortest found here has 29 states",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the table lacks %q:\n%s", want, got)
