@@ -29,15 +29,45 @@ type Method string
 const (
 	BFS    Method = "bfs"     // the explorer, breadth first (explore.Run)
 	Swarm  Method = "swarm"   // the explorer's swarm of random walks (explore.Swarm)
+	Cells  Method = "cells"   // the explorer's breadth-first search cut to K states per cell (explore.CellSearch)
 	TLCBFS Method = "tlc-bfs" // TLC, breadth first
 	TLCSim Method = "tlc-sim" // TLC -simulate -depth D -seed S
 )
 
 // Methods are every method, in the table's order.
-var Methods = []Method{BFS, Swarm, TLCBFS, TLCSim}
+var Methods = []Method{BFS, Swarm, Cells, TLCBFS, TLCSim}
 
 // IsTLC says whether the method runs TLC.
 func (m Method) IsTLC() bool { return m == TLCBFS || m == TLCSim }
+
+// Seeded says whether the method's search depends on its seed (the
+// breadth-first searches do not).
+func (m Method) Seeded() bool { return m == Swarm || m == Cells || m == TLCSim }
+
+// TLCSeedStride separates the first TLC seeds of tlc-sim's runs: one run
+// goes on to the next seeds itself while its counterexample lacks the
+// signature (each TLC start takes a second or more, so a run of at most
+// a few hundred seconds does not reach the next run's).
+const TLCSeedStride = 1000
+
+// SeedsFor is the seed of each run of method m: Seed, Seed+1, ... for the
+// swarm and the cell search (Seeds of them), Seed, Seed+TLCSeedStride, ...
+// for TLC -simulate (TLCSeeds of them), and Seed alone for a method
+// without a seed.
+func (opt Options) SeedsFor(m Method) []uint64 {
+	n, stride := 1, uint64(1)
+	switch {
+	case m == TLCSim:
+		n, stride = opt.TLCSeeds, TLCSeedStride
+	case m.Seeded():
+		n = opt.Seeds
+	}
+	out := []uint64{opt.Seed}
+	for j := 1; j < n; j++ {
+		out = append(out, opt.Seed+uint64(j)*stride)
+	}
+	return out
+}
 
 // ParseMethods reads a comma-separated list of methods ("" or "all": every one).
 func ParseMethods(list string) ([]Method, error) {
@@ -52,7 +82,7 @@ func ParseMethods(list string) ([]Method, error) {
 			ok = ok || x == m
 		}
 		if !ok {
-			return nil, fmt.Errorf("unknown method %q (the methods: bfs, swarm, tlc-bfs, tlc-sim)", n)
+			return nil, fmt.Errorf("unknown method %q (the methods: bfs, swarm, cells, tlc-bfs, tlc-sim)", n)
 		}
 		out = append(out, m)
 	}
@@ -61,10 +91,15 @@ func ParseMethods(list string) ([]Method, error) {
 
 // Options configure the searches.
 type Options struct {
-	Workers    int           // explorer workers and TLC -workers (0: 1)
-	Seed       uint64        // the swarm's seed; TLC -simulate's first seed
-	Timeout    time.Duration // per explorer cell
-	TLCTimeout time.Duration // per TLC cell
+	Workers int    // explorer workers and TLC -workers (0: 1)
+	Seed    uint64 // the swarm's and the cell search's seed; TLC -simulate's first seed
+	// Seeds is how many times the swarm and the cell search run, with
+	// seeds Seed, Seed+1, ... (0: once); TLCSeeds how many times TLC
+	// -simulate runs (see SeedsFor). The breadth-first searches do not
+	// depend on a seed and run once.
+	Seeds, TLCSeeds int
+	Timeout         time.Duration // per explorer search
+	TLCTimeout      time.Duration // per TLC search
 	// Jar is tla2tools.jar ("": the TLC cells say "no TLC"); SpecDir holds
 	// the spec's modules (Replication.tla).
 	Jar, SpecDir string
@@ -103,7 +138,15 @@ type Cell struct {
 	Property string       // the invariant it violates
 	Carries  []string     // the bugs whose signature it carries
 	Note     string       // e.g. the seed and walk that found it
-	Err      error
+	Seed     uint64       // the seed it ran with (methods with a seed)
+	// Level is, for a breadth-first search that timed out, the depth it
+	// was searching (Init is level 1) and that level's states, and
+	// PrevLevel the level before's (0 if the progress reports missed it).
+	Level                  int
+	LevelStates, PrevLevel int64
+	// Cells is the cell search's result (method cells).
+	Cells *explore.CellResult
+	Err   error
 }
 
 // Length is the counterexample's length in states (TLC's count), 0 if none.
@@ -117,11 +160,16 @@ func (c *Cell) Length() int {
 // Search runs one method on one bug.
 func Search(ctx context.Context, b Bug, m Method, opt Options) Cell {
 	cell := Cell{Bug: b.Name, Method: m}
+	if m.Seeded() {
+		cell.Seed = opt.Seed
+	}
 	switch m {
 	case BFS:
 		searchBFS(ctx, b, opt, &cell)
 	case Swarm:
 		searchSwarm(ctx, b, opt, &cell)
+	case Cells:
+		searchCells(ctx, b, opt, &cell)
 	case TLCBFS, TLCSim:
 		if opt.Jar == "" {
 			cell.Status = NoTLC
@@ -161,7 +209,7 @@ func (opt Options) workers() int { return max(1, opt.Workers) }
 func searchBFS(ctx context.Context, b Bug, opt Options, cell *Cell) {
 	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
 	defer cancel()
-	prog := &lastCount{re: reExploreDistinct, echo: opt.Progress, prefix: "  [" + b.Name + " bfs] "}
+	prog := &lastCount{re: reExploreDistinct, echo: opt.Progress, prefix: "  [" + b.Name + " bfs] ", levels: map[int]int64{}}
 	start := time.Now()
 	res, err := explore.Run(ctx, &b.Config, explore.Options{Workers: opt.workers(), Invariants: []string{b.Invariant},
 		Symmetry: true, ConfigName: "hunt-" + b.Name, Progress: prog, ProgressEvery: time.Second})
@@ -169,6 +217,7 @@ func searchBFS(ctx context.Context, b Bug, opt Options, cell *Cell) {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		cell.Status, cell.States, cell.AtLeast = TimedOut, prog.count(), true
+		cell.Level, cell.LevelStates, cell.PrevLevel = prog.level()
 		return
 	case err != nil:
 		cell.Status, cell.Err = Failed, err
@@ -211,6 +260,35 @@ func searchSwarm(ctx context.Context, b Bug, opt Options, cell *Cell) {
 	cell.Status = Found
 	cell.Trace, cell.Property = &res.Violation.Trace, res.Violation.Property
 	cell.Note = fmt.Sprintf("seed %d walk %d (%s): %s", opt.Seed, res.Walk, cell.Note, res.Profile)
+}
+
+func searchCells(ctx context.Context, b Bug, opt Options, cell *Cell) {
+	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
+	defer cancel()
+	var prog io.Writer
+	if opt.Progress != nil {
+		prog = &prefixWriter{w: opt.Progress, prefix: "  [" + b.Name + " cells] "}
+	}
+	res, err := explore.CellSearch(ctx, &b.Config, explore.CellOptions{
+		Options: explore.Options{Workers: opt.workers(), Invariants: []string{b.Invariant}, Symmetry: true,
+			ConfigName: "hunt-" + b.Name, Progress: prog, ProgressEvery: 5 * time.Second},
+		Seed: opt.Seed, Accept: accept(b)})
+	if err != nil {
+		cell.Status, cell.Err = Failed, err
+		return
+	}
+	cell.Seconds, cell.States, cell.Rejected = res.Duration.Seconds(), res.States, res.Rejected
+	cell.Cells = res
+	switch {
+	case res.Violation != nil:
+		cell.Status = Found
+		cell.Trace, cell.Property = &res.Violation.Trace, res.Violation.Property
+		cell.Note = fmt.Sprintf("round %d (K %d per cell), %s cells", res.Rounds, res.K, count(int64(res.Cells)))
+	case res.Exhausted:
+		cell.Status = Finished
+	default:
+		cell.Status = TimedOut
+	}
 }
 
 // searchTLC runs TLC on the bug's configuration, written into a scratch
@@ -366,7 +444,13 @@ type lastCount struct {
 	lines  int
 	echo   io.Writer
 	prefix string
+	// levels, if set, gets the explorer's level sizes: the queue its
+	// progress lines report at each depth.
+	levels map[int]int64
+	depth  int
 }
+
+var reExploreLevel = regexp.MustCompile(`queue (\d+)\s+depth (\d+)`)
 
 func (l *lastCount) Write(p []byte) (int, error) {
 	l.mu.Lock()
@@ -375,6 +459,13 @@ func (l *lastCount) Write(p []byte) (int, error) {
 		if m := l.re.FindSubmatch(line); m != nil {
 			if v, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil {
 				l.n = v
+			}
+		}
+		if m := reExploreLevel.FindSubmatch(line); m != nil && l.levels != nil {
+			q, err1 := strconv.ParseInt(string(m[1]), 10, 64)
+			d, err2 := strconv.Atoi(string(m[2]))
+			if err1 == nil && err2 == nil {
+				l.levels[d], l.depth = q, d
 			}
 		}
 		if l.lines++; l.echo != nil && l.lines%10 == 0 {
@@ -388,6 +479,14 @@ func (l *lastCount) count() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.n
+}
+
+// level is the last depth the progress lines reported, its states and
+// the states of the level before (0 if no line reported it).
+func (l *lastCount) level() (depth int, states, prev int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.depth, l.levels[l.depth], l.levels[l.depth-1]
 }
 
 // prefixWriter prefixes each line written to w.

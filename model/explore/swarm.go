@@ -433,9 +433,22 @@ func (a *archive) trace(base trace.Trace, e int) (trace.Trace, error) {
 
 // cellKey is the hash of s's cell (see archive).
 func cellKey(s *model.State) uint64 {
-	buf := make([]byte, 0, 256)
+	return model.Hash64(appendCell(make([]byte, 0, 256), nil, s, nil, nil))
+}
+
+// appendCell appends the bytes cellKey hashes: s without its messages,
+// views and checkpoints (see archive). With perm (and its inverse pinv)
+// set, they are the bytes of s with its replicas renamed as
+// model.Permute(cfg, s, perm) renames them, without building that state:
+// the cell search (cells.go) takes the least hash over the renamings, a
+// cell under symmetry.
+func appendCell(buf []byte, cfg *model.Config, s *model.State, perm, pinv []int) []byte {
 	put := func(v int) { buf = append(buf, byte(v), byte(v>>8)) }
-	for r := range s.Role {
+	for j := range s.Role {
+		r := j
+		if pinv != nil {
+			r = pinv[j] // the replica renamed j
+		}
 		put(int(s.Role[r]))
 		put(s.LeaderEpoch[r])
 		put(s.Hw[r])
@@ -446,16 +459,36 @@ func cellKey(s *model.State) uint64 {
 			put(x.Epoch)
 		}
 	}
-	buf = append(buf, s.CtrlLeader...)
+	rename := func(r model.Replica) model.Replica {
+		if perm == nil {
+			return r
+		}
+		if i := cfg.Index(r); i >= 0 {
+			return cfg.Replicas[perm[i]]
+		}
+		return r // None
+	}
+	buf = append(buf, rename(s.CtrlLeader)...)
 	put(s.CtrlEpoch)
+	var isr [8]model.Replica
+	set := isr[:0]
+	if len(s.CtrlIsr) > len(isr) {
+		set = make([]model.Replica, 0, len(s.CtrlIsr))
+	}
 	for _, r := range s.CtrlIsr {
+		set = append(set, rename(r))
+	}
+	if perm != nil {
+		slices.Sort(set) // a set is kept sorted, as Permute keeps it
+	}
+	for _, r := range set {
 		buf = append(buf, r...)
 		buf = append(buf, 0)
 	}
 	put(len(s.Acked))
 	put(len(s.Committed))
 	put(s.Crashes)
-	return model.Hash64(buf)
+	return buf
 }
 
 // walkOut is what one walk did.
