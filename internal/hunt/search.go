@@ -236,13 +236,20 @@ func searchBFS(ctx context.Context, b Bug, opt Options, cell *Cell) {
 	}
 }
 
+// progressFor is where a search of b by method reports its progress: the
+// caller's Progress with each line prefixed by the bug and method, nil when
+// there is none.
+func (opt Options) progressFor(b Bug, method string) io.Writer {
+	if opt.Progress == nil {
+		return nil
+	}
+	return &prefixWriter{w: opt.Progress, prefix: "  [" + b.Name + " " + method + "] "}
+}
+
 func searchSwarm(ctx context.Context, b Bug, opt Options, cell *Cell) {
 	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
 	defer cancel()
-	var prog io.Writer
-	if opt.Progress != nil {
-		prog = &prefixWriter{w: opt.Progress, prefix: "  [" + b.Name + " swarm] "}
-	}
+	prog := opt.progressFor(b, "swarm")
 	res, err := explore.Swarm(ctx, &b.Config, explore.SwarmOptions{
 		Options: explore.Options{Workers: opt.workers(), Invariants: []string{b.Invariant},
 			ConfigName: "hunt-" + b.Name, Progress: prog},
@@ -265,10 +272,7 @@ func searchSwarm(ctx context.Context, b Bug, opt Options, cell *Cell) {
 func searchCells(ctx context.Context, b Bug, opt Options, cell *Cell) {
 	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
 	defer cancel()
-	var prog io.Writer
-	if opt.Progress != nil {
-		prog = &prefixWriter{w: opt.Progress, prefix: "  [" + b.Name + " cells] "}
-	}
+	prog := opt.progressFor(b, "cells")
 	res, err := explore.CellSearch(ctx, &b.Config, explore.CellOptions{
 		Options: explore.Options{Workers: opt.workers(), Invariants: []string{b.Invariant}, Symmetry: true,
 			ConfigName: "hunt-" + b.Name, Progress: prog, ProgressEvery: 5 * time.Second},

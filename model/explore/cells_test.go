@@ -28,13 +28,7 @@ func cellSearch(t *testing.T, chk *tlccfg.Check, opts CellOptions) *CellResult {
 	return res
 }
 
-func cellActions(r *CellResult) []model.Action {
-	var out []model.Action
-	for _, s := range r.Violation.Trace.Steps {
-		out = append(out, s.Action)
-	}
-	return out
-}
+func cellActions(r *CellResult) []model.Action { return traceActions(r.Violation) }
 
 // Same seed, same rounds, counts and counterexample, with one worker or
 // two; other seeds order the levels otherwise, so they keep other states.

@@ -104,9 +104,12 @@ func TestSwarmIsAFunctionOfItsSeed(t *testing.T) {
 	}
 }
 
-func actions(r *SwarmResult) []model.Action {
+func actions(r *SwarmResult) []model.Action { return traceActions(r.Violation) }
+
+// traceActions is a violation's counterexample as its actions.
+func traceActions(v *Violation) []model.Action {
 	var out []model.Action
-	for _, s := range r.Violation.Trace.Steps {
+	for _, s := range v.Trace.Steps {
 		out = append(out, s.Action)
 	}
 	return out
