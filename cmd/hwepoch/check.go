@@ -48,6 +48,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fl.Var(&memory, "memory", "`BYTES` of fingerprints, frontier and parent pointers the search holds in memory before spilling, e.g. 8G or 512M (default: 60% of the machine's memory)")
 	engine := fl.String("engine", "", "the explorer's state form: packed (model/packed: fixed-size states, the default where a configuration fits its maxima) or readable (model.State, the reference it is held to)")
 	resume := fl.Bool("resume", false, "continue the search of the one configuration named from its checkpoint in -spill DIR/NAME")
+	reduce := fl.Bool("reduce", false, "search under the inert-message reduction (docs/correctness.md): the same verdicts, fewer states; counts are then the quotient's, compared with no TLC run (entries with \"reduce\" in the manifest always are)")
 	ci := fl.Bool("ci", false, `only the configurations the manifest marks "ci" (seconds; what verify --quick explores)`)
 	fl.Usage = func() {
 		fmt.Fprint(stderr, `usage: hwepoch check [flags] [config ...]
@@ -125,8 +126,8 @@ flags:
 		printDefaults(fl)
 	}
 	if code, done := parseFlags(fl, args, positive("workers"), atLeast("simulate", 0), positive("steps"),
-		needs("steps", "simulate"), needs("seed", "simulate"), excludes("record", "simulate"), noArgsWith("ci"),
-		needs("resume", "spill"), excludes("simulate", "spill", "memory", "resume", "engine"), atLeast("memory", 0)); done {
+		needs("steps", "simulate"), needs("seed", "simulate"), excludes("record", "simulate"), excludes("record", "reduce"), noArgsWith("ci"),
+		needs("resume", "spill"), excludes("simulate", "spill", "memory", "resume", "engine", "reduce"), atLeast("memory", 0)); done {
 		return code
 	}
 	fail := usageError(stderr, "check")
@@ -226,6 +227,7 @@ flags:
 		row, err := verify.ExploreConfig(context.Background(), man, e, verify.Records{TLC: runs, Explorer: exRuns}, verify.ExploreOptions{
 			Workers: *workers, Progress: progress, ProgressPrefix: "hwepoch check: ", Announce: true,
 			SpillDir: spillDir(*spill, e.Name), MemoryBudget: int64(memory), Resume: *resume, Engine: *engine,
+			Reduce: *reduce,
 		})
 		if err != nil {
 			return fail("%v", err)

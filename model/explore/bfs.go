@@ -59,6 +59,7 @@ type checker struct {
 	perms   [][]int // every replica permutation, the identity first, with Symmetry
 	pinvs   [][]int // their inverses
 	fullSym bool    // Options.FullSymmetry
+	reduce  bool    // Options.Reduce
 	invs    []namedInv
 	props   []namedProp
 	// pk is the packed engine (packedrun.go), nil when the search runs on
@@ -83,7 +84,7 @@ func newChecker(cfg *model.Config, opts *Options) (*checker, error) {
 	if err := model.CheckNames(opts.Invariants, opts.Properties); err != nil {
 		return nil, err
 	}
-	c := &checker{cfg: cfg}
+	c := &checker{cfg: cfg, reduce: opts.Reduce}
 	if opts.Symmetry {
 		if cfg.N() > 8 {
 			return nil, fmt.Errorf("symmetry over %d replicas: the explorer handles at most 8", cfg.N())
@@ -295,10 +296,10 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 			v := &Violation{}
 			if inv != nil {
 				v.Property = inv.property
-				v.Trace, err = rebuild(cfg, st.parents, inv.idx, 0, opts.ConfigName)
+				v.Trace, err = rebuild(cfg, st.parents, inv.idx, 0, opts.ConfigName, opts.Reduce)
 			} else {
 				v.Property, v.Action = act.property, true
-				v.Trace, err = rebuild(cfg, st.parents, act.idx, act.step, opts.ConfigName)
+				v.Trace, err = rebuild(cfg, st.parents, act.idx, act.step, opts.ConfigName, opts.Reduce)
 			}
 			if err != nil {
 				return nil, err
@@ -334,6 +335,7 @@ func Run(ctx context.Context, cfg *model.Config, opts Options) (*Result, error) 
 	}
 	cur.release()
 	res.Complete = res.Violation == nil && res.Queue == 0
+	res.Reduced = opts.Reduce
 	finished = res.Complete || res.Violation != nil
 	res.Duration = time.Since(start)
 	res.MemBytes = int64(seen.bytes()) + st.parents.bytes()
@@ -464,6 +466,9 @@ func (c *checker) expandChunk(frontier []node, lo, hi int, seen *fpSet, expand b
 				if name != "" {
 					out.act = &found{pos: pos, property: name, idx: nd.idx, step: pack(c.cfg, a)}
 				}
+			}
+			if c.reduce {
+				model.Collapse(c.cfg, t)
 			}
 			off := len(out.arena)
 			out.arena = model.AppendEncoding(out.arena, t)

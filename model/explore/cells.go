@@ -351,7 +351,7 @@ func (c *checker) cellViolations(ctx context.Context, cfg *model.Config, opts *C
 					return
 				}
 				cd := bad[i]
-				tr, err := rebuild(cfg, parents, cd.parent, cd.act, opts.ConfigName)
+				tr, err := rebuild(cfg, parents, cd.parent, cd.act, opts.ConfigName, false)
 				if err != nil {
 					errs[i] = err
 					return

@@ -79,6 +79,11 @@ func identity(cfg *model.Config, opts *Options, initEnc []byte, initFP uint64) (
 	encSum := sha256.Sum256(initEnc)
 	desc = fmt.Sprintf("config %s; invariants %v; properties %v; symmetry %t (full %t); initial state %x fingerprint %016x",
 		cj, opts.Invariants, opts.Properties, opts.Symmetry, opts.Symmetry && opts.FullSymmetry, encSum[:8], initFP)
+	if opts.Reduce {
+		// Added only when set, so that the checkpoints of unreduced
+		// searches keep the identity they were written with.
+		desc += "; inert-message reduction"
+	}
 	s := sha256.Sum256([]byte(desc))
 	return desc, hex.EncodeToString(s[:])
 }

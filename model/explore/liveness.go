@@ -93,6 +93,9 @@ func RunLive(ctx context.Context, cfg *model.Config, opts Options, live []string
 	if opts.Symmetry {
 		return nil, fmt.Errorf("liveness under symmetry: a quotient graph can hide or invent fair cycles; check it without SYMMETRY")
 	}
+	if opts.Reduce {
+		return nil, fmt.Errorf("liveness under the inert-message reduction: its argument is for safety properties only; check it without -reduce")
+	}
 	if opts.Resume {
 		return nil, fmt.Errorf("a liveness check keeps its graph in memory: it writes no checkpoint and cannot resume")
 	}
@@ -612,7 +615,7 @@ func (g *graph) lasso(k, inst int, p *model.LiveProperty, starts []uint32, in, b
 	for _, r := range cycle {
 		acts = append(acts, g.edges[r.e].act)
 	}
-	tr, err := replayActs(g.cfg, acts, name)
+	tr, err := replayActs(g.cfg, acts, name, false)
 	if err != nil {
 		return nil, err
 	}
@@ -790,11 +793,13 @@ func (g *graph) fairCycle(entry uint32, comp []int32, mustVisit func(uint32) boo
 }
 
 // replayActs re-executes actions from Init into a trace (the searches keep
-// no states behind their frontier, only each step's packed action).
-func replayActs(cfg *model.Config, acts []packed, name string) (trace.Trace, error) {
+// no states behind their frontier, only each step's packed action); with
+// reduce (a search under the inert-message reduction), the steps that drain
+// the slots each step but the last emptied are put back after it.
+func replayActs(cfg *model.Config, acts []packed, name string, reduce bool) (trace.Trace, error) {
 	s := model.Init(cfg)
 	tr := trace.Trace{Source: "explore", ConfigName: name, Steps: []trace.Step{{State: s}}}
-	for _, p := range acts {
+	for k, p := range acts {
 		a := p.unpack(cfg)
 		t, err := model.Apply(cfg, s, a)
 		if err != nil {
@@ -802,6 +807,20 @@ func replayActs(cfg *model.Config, acts []packed, name string) (trace.Trace, err
 		}
 		tr.Steps = append(tr.Steps, trace.Step{Action: a, State: t})
 		s = t
+		if !reduce || k == len(acts)-1 {
+			// The last step ends the trace: the state it reaches breaks
+			// the invariant as its collapsed form does (no invariant
+			// tells them apart), or the step breaks an action property.
+			continue
+		}
+		drain, states, err := model.DrainSteps(cfg, s)
+		if err != nil {
+			return trace.Trace{}, fmt.Errorf("rebuilding the trace after %s: %w", a, err)
+		}
+		for i := range drain {
+			tr.Steps = append(tr.Steps, trace.Step{Action: drain[i], State: states[i]})
+			s = states[i]
+		}
 	}
 	return tr, nil
 }

@@ -35,6 +35,16 @@ type Options struct {
 	// EngineReadable (model.State, the reference), or EngineAuto (the
 	// default: packed when the configuration fits its maxima).
 	Engine string
+	// Reduce searches the inert-message quotient: each successor's fetcher
+	// slots that hold an inert message (model.Inert: a response its handler
+	// drops, or with Fencing a request its addressee can only refuse) are
+	// emptied before the state is looked up. Every violation of an
+	// invariant or action property the full search finds, this one finds
+	// (docs/correctness.md, "The inert-message reduction"); its counts and
+	// depths are those of the quotient, not TLC's. Its counterexamples are
+	// behaviours of the spec: the steps that drain each emptied slot are
+	// put back. Safety searches only (Run, not RunLive).
+	Reduce bool
 	// MaxDepth stops the search after that many BFS levels (0: no limit).
 	// TLC has no such bound; it is for tests and quick looks.
 	MaxDepth int
@@ -84,6 +94,9 @@ type Result struct {
 	Queue     int           // states left unexplored when the search stopped
 	Duration  time.Duration // wall time
 	Complete  bool          // the whole state graph was searched (no violation, no depth limit)
+	// Reduced: the search ran under the inert-message reduction
+	// (Options.Reduce); Distinct, Generated and Depth are the quotient's.
+	Reduced bool
 	// Violation is the first violation found, nil if none.
 	Violation *Violation
 	// MemBytes is what the fingerprint set and the parent pointers held in

@@ -226,6 +226,9 @@ func (c *checker) expandChunkPacked(frontier []node, lo, hi int, seen *fpSet, ex
 					out.act = &found{pos: pos, property: name, idx: nd.idx, step: pack(c.cfg, pstate.Action(c.cfg, k, i, j, keep))}
 				}
 			}
+			if c.reduce {
+				pw.succ.Collapse(t)
+			}
 			fp := c.fingerprintPacked(pw, t)
 			slot := &pw.recent[fp&(recentSlots-1)]
 			if *slot == norm(fp) {

@@ -11,7 +11,11 @@ import (
 // rebuild turns state idx's chain of parent pointers back into a trace by
 // re-executing the recorded actions from Init (the search keeps no states
 // behind its frontier). A nonzero last step is appended (action properties).
-func rebuild(cfg *model.Config, parents *parentStore, idx uint32, last packed, name string) (trace.Trace, error) {
+// A search with the inert-message reduction (reduce) recorded the steps of
+// the quotient: after each step but the last, the steps that drain the
+// slots it emptied are put back (model.DrainSteps), so that the trace is a
+// behaviour of the spec.
+func rebuild(cfg *model.Config, parents *parentStore, idx uint32, last packed, name string, reduce bool) (trace.Trace, error) {
 	var chain []packed
 	for i := idx; i != 0; {
 		p, a, err := parents.get(i)
@@ -28,5 +32,5 @@ func rebuild(cfg *model.Config, parents *parentStore, idx uint32, last packed, n
 	if last != 0 {
 		chain = append(chain, last)
 	}
-	return replayActs(cfg, chain, name)
+	return replayActs(cfg, chain, name, reduce)
 }

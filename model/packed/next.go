@@ -178,6 +178,7 @@ const (
 	bugShrinkIsrStaleCtrl
 	bugElectKeepsPartitionEpoch
 	bugCrashKeepsHW
+	bugInertAtSameEpoch // Inert takes a request its addressee still serves (same epoch) as inert
 )
 
 // seededBug is the bug a Succ made now carries. Only tests set it.

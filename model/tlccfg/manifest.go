@@ -45,7 +45,15 @@ type Entry struct {
 	// explorer) and into a copy of the spec (TLC): a LiveSpec configuration
 	// that must catch it, expecting the property the mutant breaks.
 	Mutant model.Mutant `json:"mutant,omitempty"`
+	// Reduce, when "inert", has the explorer search the configuration
+	// under the inert-message reduction (explore.Options.Reduce,
+	// docs/correctness.md): its recorded counts are the quotient's, so it
+	// has no TLC run to compare them with, and a "tlc" note says so.
+	Reduce string `json:"reduce,omitempty"`
 }
+
+// ReduceInert is the one reduction a manifest entry may name.
+const ReduceInert = "inert"
 
 // NoTLCRun is why the configuration has no TLC run, or "" when the
 // manifest does not say it has none.
@@ -77,7 +85,8 @@ const ablationPrefix = "ablation: "
 var (
 	manifestKeys = map[string]bool{"spec": true, "about": false, "configs": true}
 	entryKeys    = map[string]bool{"name": true, "policy": true, "release": true, "kind": true, "expect": true,
-		"property": false, "ci": true, "about": false, "tlc": false, "mutant": false}
+		"property": false, "ci": true, "about": false, "tlc": false, "mutant": false,
+		"reduce": false}
 )
 
 // kindExpect is the verdict each kind of configuration must expect: a proof
@@ -174,6 +183,14 @@ func LoadManifest(dir string) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: %s: \"ci\": true, but its tlc note says TLC has no run of it (%q): a configuration too big for TLC is too big for go test; make it \"ci\": false", path, e.Name, *e.TLC)
 		case e.TLC != nil && strings.TrimSpace(*e.TLC) == "":
 			return nil, fmt.Errorf("%s: %s: tlc is empty: say why TLC has no run of it (e.g. \"does not finish: N states at depth D after T, W workers\"), or leave tlc out", path, e.Name)
+		}
+		switch {
+		case e.Reduce != "" && e.Reduce != ReduceInert:
+			return nil, fmt.Errorf("%s: %s: reduce = %q: the one reduction is %q", path, e.Name, e.Reduce, ReduceInert)
+		case e.Reduce != "" && e.TLC == nil:
+			return nil, fmt.Errorf("%s: %s: reduce = %q, but no tlc note: a reduced search counts the quotient's states, never TLC's; say in tlc why TLC has no run of it", path, e.Name, e.Reduce)
+		case e.Reduce != "" && e.Mutant != "":
+			return nil, fmt.Errorf("%s: %s: reduce with a mutant: the reduction's argument is for the spec as written", path, e.Name)
 		}
 		if e.Mutant != "" {
 			if brk, ok := model.MutantBreaks[e.Mutant]; !ok {
