@@ -400,3 +400,40 @@ func TestTLCTraceRowsSkipARunOfAnotherCfg(t *testing.T) {
 		}
 	}
 }
+
+// A run under -reduce of an entry the manifest does not mark "reduce" is
+// compared with TLC's run by verdict alone ("same verdict": its counts are
+// the quotient's) and not with the explorer's record of the full search.
+func TestJudgeOfAReducedRun(t *testing.T) {
+	man := tempManifest(t, `{"name": "le-unflushed", "policy": "LeaderEpoch", "release": "2.1.0", "kind": "proof", "expect": "holds", "ci": false}`,
+		"le-unflushed")
+	e := man.Configs[0]
+	cfgSum, specSum, err := Sums(man, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := ExploreConfig(context.Background(), man, e, Records{}, ExploreOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := explorerruns.NewRun(e.Name, full.Result(), full.Res.Duration, 2, cfgSum, specSum, man.Dir)
+	tlc := tlcjson.Run{Name: e.Name, Mode: "bfs", Verdict: "holds", DistinctStates: full.Res.Distinct, Depth: full.Res.Depth, CfgSHA256: cfgSum}
+	records := Records{TLC: &tlcjson.Runs{Runs: []tlcjson.Run{tlc}}, Explorer: &explorerruns.Runs{Runs: []explorerruns.Run{rec}}}
+	same, err := ExploreConfig(context.Background(), man, e, records, ExploreOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.VsTLC != VsSameStates || same.VsRec != explorerruns.Same {
+		t.Fatalf("the full run: vs TLC %q, vs rec %q", same.VsTLC, same.VsRec)
+	}
+	red, err := ExploreConfig(context.Background(), man, e, records, ExploreOptions{Workers: 2, Reduce: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !red.Res.Reduced || red.Res.Distinct >= full.Res.Distinct {
+		t.Fatalf("reduced: %v, %d states (full: %d)", red.Res.Reduced, red.Res.Distinct, full.Res.Distinct)
+	}
+	if red.VsTLC != VsSameVerdict || red.VsRec != explorerruns.NotRecorded || red.Recorded != nil || !red.Good() {
+		t.Fatalf("the reduced run: vs TLC %q, vs rec %q, good %t", red.VsTLC, red.VsRec, red.Good())
+	}
+}
