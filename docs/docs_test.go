@@ -309,8 +309,12 @@ func TestConfigurationTableIsCurrent(t *testing.T) {
 		rec := "not recorded (`hwepoch tlc " + e.Name + "`)"
 		if why := e.NoTLCRun(); why != "" {
 			rec = "no TLC run: " + why
+			reduced := ""
+			if e.Reduce != "" {
+				reduced = " under the " + e.Reduce + "-message reduction (the quotient's count)"
+			}
 			if r, ok := exRuns.Get(e.Name); ok && r.Verdict == "holds" {
-				rec += fmt.Sprintf("; the explorer: holds, %d states, depth %d, %.0f s", r.DistinctStates, r.Depth, r.Seconds)
+				rec += fmt.Sprintf("; the explorer%s: holds, %d states, depth %d, %.0f s", reduced, r.DistinctStates, r.Depth, r.Seconds)
 			} else if ok {
 				rec += fmt.Sprintf("; the explorer: violated %s, trace of %d states", r.Property, r.TraceLength)
 			}

@@ -56,11 +56,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 Explores every configuration of spec/manifest.json (or the ones named,
 or with -ci the ones it marks "ci") with the Go model, breadth first and
 exhaustively like TLC, checking the invariants and properties each .cfg
-names. All of them is a long run: about 45 million distinct states, some
-20 minutes on an idle 2-core machine by the recorded runs (more under
-load), le-fenced-3-rec2 alone 21 million states, 9 minutes and 4.4 GB of
-memory; progress goes to stderr every 2 seconds (-q: none). -ci takes
-seconds.
+names. All of them is a long run: about 1.1 billion distinct states,
+some three hours on a 2-core machine by the recorded runs, nearly all of
+it le-fenced-3-rec2-e2 (990 million states under the inert-message
+reduction, 2 hours, 20 GB of memory and 27 GB of disk with -spill); the
+others together are about 105 million states and 50 minutes (de-fenced-2-e2
+30 million, le-fenced-3-rec2 21 million); progress goes to stderr every
+2 seconds (-q: none). -ci takes seconds.
 
 Prints a table of verdicts -- expected (manifest), found, distinct
 states, depth, counterexample length, wall time -- and, where
@@ -218,7 +220,7 @@ flags:
 		progress = nil
 	}
 	if fl.NArg() == 0 && !*ci && !*quiet {
-		fmt.Fprint(stderr, wrap("hwepoch check: ", fmt.Sprintf("exploring all %d configurations of the manifest: about 20 minutes on 2 idle cores "+
+		fmt.Fprint(stderr, wrap("hwepoch check: ", fmt.Sprintf("exploring all %d configurations of the manifest: about three hours on 2 cores "+
 			"(see hwepoch check -h); name some, or give -ci, to check fewer", len(entries)), maxColumns, "  "))
 	}
 	var rows []verify.ConfigResult
