@@ -56,13 +56,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 Explores every configuration of spec/manifest.json (or the ones named,
 or with -ci the ones it marks "ci") with the Go model, breadth first and
 exhaustively like TLC, checking the invariants and properties each .cfg
-names. All of them is a long run: about 1.1 billion distinct states,
+names. All of them is a long run: about 1.2 billion distinct states,
 some three hours on a 2-core machine by the recorded runs, nearly all of
 it le-fenced-3-rec2-e2 (990 million states under the inert-message
-reduction, 2 hours, 20 GB of memory and 27 GB of disk with -spill); the
-others together are about 105 million states and 50 minutes (de-fenced-2-e2
-30 million, le-fenced-3-rec2 21 million); progress goes to stderr every
-2 seconds (-q: none). -ci takes seconds.
+reduction, 2 hours, 20 GB of memory and 27 GB of disk); the others
+together are about 180 million states and an hour (de-fenced-3-rec2-e2
+73 million under the reduction, de-fenced-2-e2 30 million,
+le-fenced-3-rec2 21 million); progress goes to stderr every 2 seconds
+(-q: none). -ci takes seconds.
 
 Prints a table of verdicts -- expected (manifest), found, distinct
 states, depth, counterexample length, wall time -- and, where
