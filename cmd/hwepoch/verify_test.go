@@ -47,7 +47,7 @@ func TestVerifyQuick(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{
-		"stage  checks  as expected  not  skipped", "explore      52           35    0       17",
+		"stage  checks  as expected  not  skipped", "explore      54           37    0       17",
 		"hwepoch check NAME: [1]hw-acked-loss [2]hw-divergence",
 		"hwepoch scenario NAME -policy POLICY [-variant V], as NAME/POLICY[/V]:", "kip101-scenario-1/HighWatermark",
 		"kip320-zombie-follower/LeaderEpoch/Fencing=FALSE",
