@@ -295,7 +295,7 @@ flags:
 		switch r.VsTLC {
 		case verify.VsMismatch:
 			fmt.Fprintf(stdout, "MISMATCH WITH TLC %s: %s\n", r.Entry.Name, r.Why)
-		case verify.VsCfgChanged:
+		case verify.VsCfgChanged, verify.VsSpecChanged:
 			fmt.Fprintf(stdout, "NOT COMPARED WITH TLC %s: %s\n", r.Entry.Name, r.Why)
 		}
 		switch r.VsRec {

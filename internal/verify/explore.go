@@ -61,14 +61,15 @@ const (
 	VsSameVerdict   = "same verdict"   // holds, searched under the inert-message reduction: its counts are the quotient's
 	VsMismatch      = "MISMATCH"       // the verdict, the counts or the property differ from TLC's
 	VsCfgChanged    = "cfg changed"    // the .cfg changed since TLC's run: not compared (rerun hwepoch tlc)
+	VsSpecChanged   = "spec changed"   // TLC's run of this configuration is of another spec: not compared (rerun hwepoch tlc)
 )
 
 // VsTLCLegend explains the "vs TLC" column, for the tables that show it.
 const VsTLCLegend = `vs TLC: "=" same distinct states and depth as TLC's recorded run (holds); "same violation" the same
         property violated, by a counterexample no longer than TLC's (states counted are not compared: they depend
-        on when each checker stops); "cfg changed" the .cfg was edited after TLC's run, so nothing is compared
-        (rerun hwepoch tlc NAME); "same verdict" holds, as TLC found, in a search under the inert-message reduction
-        (-reduce), whose counts are the quotient's and not compared`
+        on when each checker stops); "cfg changed" / "spec changed" the .cfg or the spec was edited after TLC's
+        run, so nothing is compared (rerun hwepoch tlc NAME); "same verdict" holds, as TLC found, in a search
+        under the inert-message reduction (-reduce), whose counts are the quotient's and not compared`
 
 // Expectation is the manifest's verdict for e: "holds" or "violated P".
 func Expectation(e tlccfg.Entry) string {
@@ -220,6 +221,13 @@ func Judge(e tlccfg.Entry, chk *tlccfg.Check, cfgSHA256, specSHA256 string, res 
 		return row
 	}
 	row.TLC = &tlc
+	// While a re-record is under way runs.json holds runs of two versions
+	// of the spec: a run of the other one says nothing about this search.
+	if tlc.SpecSHA256 != "" && specSHA256 != "" && tlc.SpecSHA256 != specSHA256 {
+		row.VsTLC, row.Why = VsSpecChanged, fmt.Sprintf("TLC's run of %s is of another spec (sha256 %.12s…, the spec explored is %.12s…): not compared; rerun `hwepoch tlc %s`",
+			e.Name, tlc.SpecSHA256, specSHA256, e.Name)
+		return row
+	}
 	if tlc.CfgSHA256 != cfgSHA256 {
 		row.VsTLC, row.Why = VsCfgChanged, fmt.Sprintf("%s.cfg changed since TLC's run (recorded for sha256 %.12s…, the file is now %.12s…): not compared; rerun `hwepoch tlc %s`",
 			e.Name, tlc.CfgSHA256, cfgSHA256, e.Name)

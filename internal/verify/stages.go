@@ -161,7 +161,7 @@ func exploreRow(r ConfigResult) Row {
 	case VsMismatch:
 		row.Status = Fail
 		row.Found += "; MISMATCH WITH TLC: " + r.Why
-	case VsCfgChanged:
+	case VsCfgChanged, VsSpecChanged:
 		row.Found += "; NOT COMPARED WITH TLC: " + r.Why
 	}
 	switch r.VsRec {

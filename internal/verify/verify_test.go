@@ -308,15 +308,22 @@ func TestJudgeComparesTheCfgHash(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := tlcjson.Run{Name: "w-leader-change", Mode: "bfs", Verdict: "violated", Property: "NeverLeaderChange", DistinctStates: 91, Depth: 6, TraceLength: 5}
+	specSum, err := tlcjson.FileSHA256(filepath.Join(man.Dir, man.Spec))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		cfgSum, vs string
-		status     Status
+		cfgSum, specSum, vs string
+		status              Status
 	}{
-		{sum, VsSameViolation, Pass},
-		{"0123456789abcdef", VsCfgChanged, Pass},
-		{"", VsCfgChanged, Pass},
+		{sum, specSum, VsSameViolation, Pass},
+		{sum, "", VsSameViolation, Pass},
+		{"0123456789abcdef", specSum, VsCfgChanged, Pass},
+		{"", specSum, VsCfgChanged, Pass},
+		// a run of another spec, in a runs.json a re-record is rewriting
+		{sum, "fedcba9876543210", VsSpecChanged, Pass},
 	} {
-		run.CfgSHA256 = tc.cfgSum
+		run.CfgSHA256, run.SpecSHA256 = tc.cfgSum, tc.specSum
 		r, err := ExploreConfig(context.Background(), man, man.Configs[0], Records{TLC: &tlcjson.Runs{Runs: []tlcjson.Run{run}}}, ExploreOptions{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -325,8 +332,8 @@ func TestJudgeComparesTheCfgHash(t *testing.T) {
 		if r.VsTLC != tc.vs || row.Status != tc.status {
 			t.Errorf("run recorded for cfg %q: vs TLC %q (%s), row %v; want %q", tc.cfgSum, r.VsTLC, r.Why, row.Status, tc.vs)
 		}
-		if tc.vs == VsCfgChanged && (!strings.Contains(row.Found, "NOT COMPARED WITH TLC") || !strings.Contains(r.Why, "rerun `hwepoch tlc w-leader-change`")) {
-			t.Errorf("a changed cfg must be said: %+v", row)
+		if (tc.vs == VsCfgChanged || tc.vs == VsSpecChanged) && (!strings.Contains(row.Found, "NOT COMPARED WITH TLC") || !strings.Contains(r.Why, "rerun `hwepoch tlc w-leader-change`")) {
+			t.Errorf("a changed cfg or spec must be said: %+v", row)
 		}
 	}
 }
