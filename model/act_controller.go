@@ -3,32 +3,32 @@ package model
 import "slices"
 
 // elect mirrors Elect(r): the controller elects r and bumps the leader epoch
-// and the partition epoch.
+// and the partition epoch; the ELR follows the election (see the spec) and
+// the last known leader is forgotten.
 func elect(cfg *Config, s *State, r int, t *State) bool {
 	name := cfg.Replicas[r]
 	if !s.Up(r) || s.CtrlEpoch >= cfg.MaxEpoch {
 		return false
 	}
-	inIsr := Contains(s.CtrlIsr, name)
-	if !inIsr {
-		if !cfg.UncleanLeaderElectionEnable {
-			return false
-		}
-		for _, x := range s.CtrlIsr {
-			if s.Up(cfg.Index(x)) {
-				return false
-			}
-		}
+	if !Electable(cfg, s, name) && !UncleanElectable(cfg, s) {
+		return false
 	}
-	var newIsr []Replica
-	if inIsr {
+	var newIsr, newElr []Replica
+	switch {
+	case Contains(s.CtrlIsr, name):
 		newIsr = make([]Replica, 0, len(s.CtrlIsr))
 		for _, x := range s.CtrlIsr {
 			if s.Up(cfg.Index(x)) {
 				newIsr = append(newIsr, x)
 			}
 		}
-	} else {
+		newElr = ElrAfter(cfg, s.CtrlIsr, newIsr, s.CtrlElr)
+	case ElrElectable(cfg, s, name):
+		newIsr = []Replica{name}
+		if rest := Remove(s.CtrlElr, name); len(rest) > 0 {
+			newElr = rest
+		}
+	default:
 		newIsr = []Replica{name}
 	}
 	e, pe := s.CtrlEpoch+1, s.CtrlPartitionEpoch+1
@@ -37,6 +37,8 @@ func elect(cfg *Config, s *State, r int, t *State) bool {
 	t.CtrlEpoch = e
 	t.CtrlIsr = newIsr
 	t.CtrlPartitionEpoch = pe
+	t.CtrlElr = newElr
+	t.CtrlLastKnownElr = nil
 	t.ControllerQueue = sendToLive(s, LeaderAndIsrMsg(name, e, newIsr, pe), -1)
 	return true
 }
@@ -95,6 +97,9 @@ func BecomeLeader(cfg *Config, s, t *State, r int, m Msg) {
 	t.Leader = with(s.Leader, r, cfg.Replicas[r])
 	t.Isr = with(s.Isr, r, m.Isr)
 	t.FollowerLeo = with(s.FollowerLeo, r, views)
+	if isNewLeader {
+		t.FollowerBrokerEpoch = with(s.FollowerBrokerEpoch, r, NoViews(cfg))
+	}
 	t.FetchState = with(s.FetchState, r, FetchNone)
 	t.ProduceEpoch = with(s.ProduceEpoch, r, from)
 	t.PartitionEpoch = with(s.PartitionEpoch, r, m.PartitionEpoch)
@@ -113,6 +118,7 @@ func BecomeFollower(cfg *Config, s, t *State, r int, m Msg) {
 	t.Leader = with(s.Leader, r, m.Leader)
 	t.Isr = with(s.Isr, r, nil)
 	t.FollowerLeo = with(s.FollowerLeo, r, NoViews(cfg))
+	t.FollowerBrokerEpoch = with(s.FollowerBrokerEpoch, r, NoViews(cfg))
 	t.ProduceEpoch = with(s.ProduceEpoch, r, -1)
 	t.PartitionEpoch = with(s.PartitionEpoch, r, -1)
 	t.PendingIsr = with(s.PendingIsr, r, nil)

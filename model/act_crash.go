@@ -33,7 +33,9 @@ func afterCrash(cfg *Config, s *State, r, f int) Msg {
 // crash mirrors Crash(r, keep): r loses its volatile state, every message to
 // or from it but an orphaned fetch, and (with UnflushedLoss) all but keep
 // records of its log. The controller unsets a dead leader; under asynchronous
-// ISR changes it fences a dead ISR follower out of the ISR.
+// ISR changes it fences a dead ISR follower out of the ISR, and with ELR any
+// dead ISR member, into the ELR below min.insync.replicas, recording the last
+// known leader when the ISR empties.
 func crash(cfg *Config, s *State, r, keep int, t *State) bool {
 	if !s.Up(r) || s.Crashes >= cfg.MaxCrashes {
 		return false
@@ -57,6 +59,7 @@ func crash(cfg *Config, s *State, r, keep int, t *State) bool {
 	t.Hw = with(s.Hw, r, 0)
 	t.Isr = with(s.Isr, r, nil)
 	t.FollowerLeo = with(s.FollowerLeo, r, NoViews(cfg))
+	t.FollowerBrokerEpoch = with(s.FollowerBrokerEpoch, r, NoViews(cfg))
 	t.FetchState = with(s.FetchState, r, FetchNone)
 	t.ProduceEpoch = with(s.ProduceEpoch, r, -1)
 	t.PartitionEpoch = with(s.PartitionEpoch, r, -1)
@@ -67,27 +70,43 @@ func crash(cfg *Config, s *State, r, keep int, t *State) bool {
 	}
 	t.AlterPartition = with(s.AlterPartition, r, NoMsg)
 	t.Crashes = s.Crashes + 1
-	fence := cfg.Rel().AsyncIsr && s.CtrlLeader != name && s.CtrlLeader != None && Contains(s.CtrlIsr, name)
-	if s.CtrlLeader == name {
-		t.CtrlLeader = None
+	rel := cfg.Rel()
+	var fence bool
+	if rel.Elr {
+		fence = Contains(s.CtrlIsr, name)
+	} else {
+		fence = rel.AsyncIsr && s.CtrlLeader != name && s.CtrlLeader != None && Contains(s.CtrlIsr, name)
 	}
+	l := s.CtrlLeader
+	if l == name {
+		l = None
+	}
+	t.CtrlLeader = l
 	t.ControllerQueue = with(s.ControllerQueue, r, nil)
 	if fence {
 		isr := Remove(s.CtrlIsr, name)
 		pe := s.CtrlPartitionEpoch + 1
 		t.CtrlIsr = isr
 		t.CtrlPartitionEpoch = pe
-		// Up(x) is read in the unprimed state, where r is still up: skip it.
-		q := sendToLive(s, LeaderAndIsrMsg(s.CtrlLeader, s.CtrlEpoch, isr, pe), r)
-		q[r] = nil
-		t.ControllerQueue = q
+		t.CtrlElr = ElrAfter(cfg, s.CtrlIsr, isr, s.CtrlElr)
+		if len(isr) == 0 {
+			t.CtrlLastKnownElr = []Replica{name}
+		}
+		if l != None {
+			// Up(x) is read in the unprimed state, where r is still up: skip it.
+			q := sendToLive(s, LeaderAndIsrMsg(l, s.CtrlEpoch, isr, pe), r)
+			q[r] = nil
+			t.ControllerQueue = q
+		}
 	}
 	return true
 }
 
 // restart mirrors Restart(r): HW = min(checkpoint, LEO), the epoch cache is
 // truncated to the LEO, and the controller sends the current LeaderAndIsr
-// when the partition has a leader.
+// when the partition has a leader. With ELR the broker's shutdown was
+// unclean: it leaves the ELR, a partition change that bumps the partition
+// epoch and reaches the live brokers.
 func restart(cfg *Config, s *State, r int, t *State) bool {
 	if s.Role[r] != Offline {
 		return false
@@ -96,9 +115,30 @@ func restart(cfg *Config, s *State, r int, t *State) bool {
 	t.Hw = with(s.Hw, r, min(s.HwCheckpoint[r], s.LEO(r)))
 	t.EpochCache = with(s.EpochCache, r, TruncateFromEnd(s.EpochCache[r], s.LEO(r)))
 	t.Role = with(s.Role, r, Starting)
+	if cfg.Rel().IsrBrokerEpochs {
+		t.BrokerEpoch = with(s.BrokerEpoch, r, s.BrokerEpoch[r]+1)
+	}
+	name := cfg.Replicas[r]
+	leaves := Contains(s.CtrlElr, name)
+	pe := s.CtrlPartitionEpoch
+	if leaves {
+		pe++
+		t.CtrlPartitionEpoch = pe
+		t.CtrlElr = nil
+		if rest := Remove(s.CtrlElr, name); len(rest) > 0 {
+			t.CtrlElr = rest
+		}
+	}
 	var q []Msg
 	if s.CtrlLeader != None {
-		q = []Msg{LeaderAndIsrMsg(s.CtrlLeader, s.CtrlEpoch, s.CtrlIsr, s.CtrlPartitionEpoch)}
+		m := LeaderAndIsrMsg(s.CtrlLeader, s.CtrlEpoch, s.CtrlIsr, pe)
+		q = []Msg{m}
+		if leaves {
+			qs := sendToLive(s, m, r)
+			qs[r] = q
+			t.ControllerQueue = qs
+			return true
+		}
 	}
 	t.ControllerQueue = with(s.ControllerQueue, r, q)
 	return true

@@ -67,6 +67,11 @@ func updateFollowerFetchState(cfg *Config, s *State, l, f int, t *State) bool {
 	if s.Role[l] == Leader {
 		views := with(s.FollowerLeo[l], f, m.Offset)
 		t.FollowerLeo = with(s.FollowerLeo, l, views)
+		be := -1
+		if cfg.Rel().IsrBrokerEpochs {
+			be = s.BrokerEpoch[f]
+		}
+		t.FollowerBrokerEpoch = with(s.FollowerBrokerEpoch, l, with(s.FollowerBrokerEpoch[l], f, be))
 		if cfg.Mutant != MutantHWNotAdvancedOnFetch { // mutant hook
 			AdvanceHW(cfg, s, t, l, s.Log[l], s.Isr[l], MaximalIsr(s, l), views, s.ProduceEpoch[l], s.LeaderEpoch[l])
 		}

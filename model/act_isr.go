@@ -8,7 +8,14 @@ package model
 func changeIsr(cfg *Config, s, t *State, l int, isr []Replica) {
 	if cfg.Rel().AsyncIsr {
 		t.PendingIsr = with(s.PendingIsr, l, isr)
-		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionReq(s.LeaderEpoch[l], s.PartitionEpoch[l], isr))
+		be := make([]int, cfg.N())
+		for x := range be {
+			be[x] = -1
+			if Contains(isr, cfg.Replicas[x]) {
+				be[x] = s.FollowerBrokerEpoch[l][x]
+			}
+		}
+		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionReq(s.LeaderEpoch[l], s.PartitionEpoch[l], isr, be))
 		return
 	}
 	t.Isr = with(s.Isr, l, isr)
@@ -39,6 +46,9 @@ func expandIsr(cfg *Config, s *State, l, f int, t *State) bool {
 	if rel.ExpandLiveOnly && !s.Up(f) {
 		return false
 	}
+	if rel.IsrBrokerEpochs && s.FollowerBrokerEpoch[l][f] != s.BrokerEpoch[f] {
+		return false // KIP-903: the view is of an earlier incarnation
+	}
 	view := s.FollowerLeo[l][f]
 	if view < s.Hw[l] || (rel.ExpandNeedsEpochStart && view < EpochStart(s, l)) {
 		return false
@@ -63,7 +73,11 @@ func handleAlterPartition(cfg *Config, s *State, l int, t *State) bool {
 		err = ErrInvalidUpdateVersion
 	default:
 		for _, x := range m.Isr {
-			if !Contains(s.CtrlIsr, x) && !s.Up(cfg.Index(x)) {
+			i := cfg.Index(x)
+			if Contains(s.CtrlIsr, x) {
+				continue
+			}
+			if be := m.BrokerEpochs[i]; !s.Up(i) || (be != -1 && be != s.BrokerEpoch[i]) {
 				err = ErrIneligibleReplica
 				break
 			}
@@ -76,6 +90,7 @@ func handleAlterPartition(cfg *Config, s *State, l int, t *State) bool {
 	}
 	if err == ErrNone {
 		t.CtrlIsr = m.Isr
+		t.CtrlElr = ElrAfter(cfg, s.CtrlIsr, m.Isr, s.CtrlElr)
 		t.CtrlPartitionEpoch = s.CtrlPartitionEpoch + 1
 		t.AlterPartition = with(s.AlterPartition, l, AlterPartitionResp(ErrNone, m.LeaderEpoch, s.CtrlPartitionEpoch+1, m.Isr))
 	} else {

@@ -12,10 +12,11 @@ const (
 	Kip101         = "Kip101"
 	LeaderEpoch    = "LeaderEpoch"
 	DivergingEpoch = "DivergingEpoch"
+	EligibleLeader = "EligibleLeader"
 )
 
 // Policies lists the policies in the order of the spec's Releases table.
-var Policies = []string{HighWatermark, Kip101, LeaderEpoch, DivergingEpoch}
+var Policies = []string{HighWatermark, Kip101, LeaderEpoch, DivergingEpoch, EligibleLeader}
 
 // Release mirrors a row of the spec's Releases table: what one Kafka release
 // does, for every behaviour the actions vary by release. docs/spec.md names
@@ -33,6 +34,13 @@ type Release struct {
 	StaleFetchServed      bool
 	MinIsrGatesHW         bool
 	Fencing               bool
+	// IsrBrokerEpochs: KIP-903, a replica joins the ISR only with the
+	// broker epoch of its current registration (leader and controller).
+	IsrBrokerEpochs bool
+	// Elr: Eligible Leader Replicas (KIP-966): the controller's ELR and
+	// last known leader, fencing that may empty the ISR, the election order
+	// ISR, ELR, last known leader, a restart leaving the ELR.
+	Elr bool
 }
 
 var (
@@ -45,12 +53,20 @@ var (
 		ExpandNeedsEpochStart: true, StaleFetchServed: true, Fencing: true}
 	release390 = Release{Release: "3.9.0", RestartFetcherOn: "EpochChange", Reconcile: "DivergingEpoch",
 		CacheAssign: "TruncateAndAppend", LeaderEntry: "BecomeLeader", UndefinedTo: "FetchOffset",
-		AsyncIsr: true, ExpandLiveOnly: true, ExpandNeedsEpochStart: true, MinIsrGatesHW: true, Fencing: true}
+		AsyncIsr: true, ExpandLiveOnly: true, ExpandNeedsEpochStart: true, MinIsrGatesHW: true, Fencing: true,
+		IsrBrokerEpochs: true}
+	// release410 is 3.9's brokers with ELR's controller
+	// (eligible.leader.replicas.version=1; docs/kafka-releases.md).
+	release410 = Release{Release: "4.1.0", RestartFetcherOn: "EpochChange", Reconcile: "DivergingEpoch",
+		CacheAssign: "TruncateAndAppend", LeaderEntry: "BecomeLeader", UndefinedTo: "FetchOffset",
+		AsyncIsr: true, ExpandLiveOnly: true, ExpandNeedsEpochStart: true, MinIsrGatesHW: true, Fencing: true,
+		IsrBrokerEpochs: true, Elr: true}
 )
 
 // Releases mirrors the spec's Releases.
 var Releases = map[string]Release{
 	HighWatermark: release0102, Kip101: release0110, LeaderEpoch: release210, DivergingEpoch: release390,
+	EligibleLeader: release410,
 }
 
 // Rel mirrors Rel == Releases[Truncation] (the zero Release for a policy
@@ -65,6 +81,8 @@ func (c *Config) Rel() *Release {
 		return &release210
 	case DivergingEpoch:
 		return &release390
+	case EligibleLeader:
+		return &release410
 	}
 	return &Release{}
 }
@@ -105,7 +123,7 @@ type Config struct {
 // (replica names are distinct, sorted, and none is named like the None sentinel).
 func (c *Config) Validate() error {
 	if _, ok := Releases[c.Truncation]; !ok {
-		return fmt.Errorf("constant Truncation = %q: want \"HighWatermark\", \"Kip101\", \"LeaderEpoch\" or \"DivergingEpoch\" (ASSUME Truncation \\in DOMAIN Releases)", c.Truncation)
+		return fmt.Errorf("constant Truncation = %q: want \"HighWatermark\", \"Kip101\", \"LeaderEpoch\", \"DivergingEpoch\" or \"EligibleLeader\" (ASSUME Truncation \\in DOMAIN Releases)", c.Truncation)
 	}
 	switch c.Acks {
 	case "0", "1", "all":

@@ -49,6 +49,10 @@ func AppendEncoding(buf []byte, s *State) []byte {
 	for _, v := range s.FollowerLeo {
 		e.ints(v)
 	}
+	e.len(len(s.FollowerBrokerEpoch))
+	for _, v := range s.FollowerBrokerEpoch {
+		e.ints(v)
+	}
 	e.len(len(s.FetchState))
 	for _, f := range s.FetchState {
 		e.b = append(e.b, byte(f))
@@ -63,6 +67,9 @@ func AppendEncoding(buf []byte, s *State) []byte {
 	e.int(s.CtrlEpoch)
 	e.replicas(s.CtrlIsr)
 	e.int(s.CtrlPartitionEpoch)
+	e.replicas(s.CtrlElr)
+	e.ints(s.BrokerEpoch)
+	e.replicas(s.CtrlLastKnownElr)
 	e.len(len(s.ControllerQueue))
 	for _, q := range s.ControllerQueue {
 		e.len(len(q))
@@ -189,6 +196,7 @@ func (e *encoder) msg(m *Msg) {
 		e.int(m.LeaderEpoch)
 		e.int(m.PartitionEpoch)
 		e.replicas(m.Isr)
+		e.ints(m.BrokerEpochs)
 	case MsgAlterPartitionResponse:
 		e.b = append(e.b, byte(m.Error))
 		e.int(m.LeaderEpoch)
@@ -366,6 +374,10 @@ func DecodeInto(b []byte, s *State, sc *Scratch) (err error) {
 	for i := range s.FollowerLeo {
 		s.FollowerLeo[i] = d.ints()
 	}
+	s.FollowerBrokerEpoch = carve(&d, bk, func(b *backing) [][]int { return b.bviews[:] })
+	for i := range s.FollowerBrokerEpoch {
+		s.FollowerBrokerEpoch[i] = d.ints()
+	}
 	s.FetchState = carve(&d, bk, func(b *backing) []FetchState { return b.fetch[:] })
 	for i := range s.FetchState {
 		s.FetchState[i] = FetchState(d.byte())
@@ -380,6 +392,9 @@ func DecodeInto(b []byte, s *State, sc *Scratch) (err error) {
 	s.CtrlEpoch = d.int()
 	s.CtrlIsr = d.replicas()
 	s.CtrlPartitionEpoch = d.int()
+	s.CtrlElr = d.replicas()
+	s.BrokerEpoch = d.ints()
+	s.CtrlLastKnownElr = d.replicas()
 	s.ControllerQueue = carve(&d, bk, func(b *backing) [][]Msg { return b.queue[:] })
 	for i := range s.ControllerQueue {
 		k := d.len()
@@ -435,12 +450,13 @@ type backing struct {
 	isr      [maxBacked][]Replica
 	pending  [maxBacked][]Replica
 	views    [maxBacked][]int
+	bviews   [maxBacked][]int
 	queue    [maxBacked][]Msg
 	inflight [maxBacked]Msg
 	alter    [maxBacked]Msg
 	role     [maxBacked]Role
 	fetch    [maxBacked]FetchState
-	ints     [6*maxBacked + maxBacked*maxBacked + 4]int
+	ints     [7*maxBacked + 2*maxBacked*maxBacked + 4]int
 	recs     [16]Record
 	ents     [12]Entry
 	reps     [24]Replica
@@ -624,6 +640,9 @@ func (d *decoder) msg() Msg {
 		m.DivergingEpoch.Epoch, m.DivergingEpoch.Offset, m.CurrentEpoch = d.int(), d.int(), d.int()
 	case MsgAlterPartition:
 		m.LeaderEpoch, m.PartitionEpoch, m.Isr = d.int(), d.int(), d.replicas()
+		if be := d.ints(); len(be) > 0 {
+			m.BrokerEpochs = be
+		}
 	case MsgAlterPartitionResponse:
 		m.Error, m.LeaderEpoch, m.PartitionEpoch, m.Isr = ErrorCode(d.byte()), d.int(), d.int(), d.replicas()
 	default:

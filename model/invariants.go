@@ -45,6 +45,14 @@ func TypeOK(cfg *Config, s State) bool {
 				return false
 			}
 		}
+		for _, v := range s.FollowerBrokerEpoch[r] {
+			if !inR(v, -1, cfg.MaxCrashes) {
+				return false
+			}
+		}
+		if !inR(s.BrokerEpoch[r], 0, cfg.MaxCrashes) {
+			return false
+		}
 		for _, m := range s.ControllerQueue[r] {
 			if m.Type != MsgLeaderAndIsr || !isReplica(m.Leader) || !inR(m.Epoch, 0, cfg.MaxEpoch) || !subset(m.Isr) {
 				return false
@@ -84,7 +92,8 @@ func TypeOK(cfg *Config, s State) bool {
 		}
 	}
 	if (s.CtrlLeader != None && !isReplica(s.CtrlLeader)) || !inR(s.CtrlEpoch, -1, cfg.MaxEpoch) ||
-		!subset(s.CtrlIsr) || s.CtrlPartitionEpoch < -1 || !inR(s.NextId, 1, cfg.MaxRecords+1) || !inR(s.Crashes, 0, cfg.MaxCrashes) {
+		!subset(s.CtrlIsr) || s.CtrlPartitionEpoch < -1 || !subset(s.CtrlElr) || !subset(s.CtrlLastKnownElr) ||
+		len(s.CtrlLastKnownElr) > 1 || !inR(s.NextId, 1, cfg.MaxRecords+1) || !inR(s.Crashes, 0, cfg.MaxCrashes) {
 		return false
 	}
 	for _, set := range [][]OffsetID{s.Acked, s.Committed} {
@@ -258,6 +267,59 @@ func StrongIsr(cfg *Config, s State) bool {
 	return true
 }
 
+// ElrWellFormed mirrors ElrWellFormed (Vanlightly's ValidControllerIsrAndElr,
+// and the last known leader): the ELR is outside the ISR and empty while the
+// ISR is at or above min.insync.replicas; the last known leader is recorded
+// exactly while the ISR is empty; without ELR both stay empty.
+func ElrWellFormed(cfg *Config, s State) bool {
+	for _, r := range s.CtrlElr {
+		if Contains(s.CtrlIsr, r) {
+			return false
+		}
+	}
+	if len(s.CtrlIsr) >= EffMinIsr(cfg) && len(s.CtrlElr) > 0 {
+		return false
+	}
+	if (len(s.CtrlLastKnownElr) > 0) != (len(s.CtrlIsr) == 0) {
+		return false
+	}
+	return cfg.Rel().Elr || (len(s.CtrlElr) == 0 && len(s.CtrlLastKnownElr) == 0)
+}
+
+// ElrComplete mirrors ElrComplete: every live ELR member holds every
+// committed record.
+func ElrComplete(cfg *Config, s State) bool {
+	for _, c := range s.Committed {
+		for _, r := range s.CtrlElr {
+			if i := cfg.Index(r); s.Up(i) && !HasRecord(&s, i, c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ElrInMaximalIsr mirrors ElrInMaximalIsr (Vanlightly's
+// ReplicationQuorumSupersetProperty): the controller's current leader, while
+// its ISR is at or above min.insync.replicas, has every ISR and ELR member
+// in its maximal ISR.
+func ElrInMaximalIsr(cfg *Config, s State) bool {
+	for l := range cfg.Replicas {
+		if s.Role[l] != Leader || s.LeaderEpoch[l] != s.CtrlEpoch || len(s.Isr[l]) < EffMinIsr(cfg) {
+			continue
+		}
+		m := MaximalIsr(&s, l)
+		for _, set := range [][]Replica{s.CtrlIsr, s.CtrlElr} {
+			for _, r := range set {
+				if !Contains(m, r) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 // NoCommittedLossAnywhere mirrors NoCommittedLossAnywhere: every committed
 // record is still in some replica's log, at its offset.
 func NoCommittedLossAnywhere(cfg *Config, s State) bool {
@@ -341,6 +403,18 @@ func NoDivergingTruncation(cfg *Config, s, t State) bool {
 		}
 	}
 	return true
+}
+
+// NoElrElection is the action of NeverElrElection: the controller elects no
+// ELR member (ElrElectable before the step).
+func NoElrElection(cfg *Config, s, t State) bool {
+	return !(t.CtrlEpoch > s.CtrlEpoch && t.CtrlLeader != None && ElrElectable(cfg, &s, t.CtrlLeader))
+}
+
+// NoLastKnownLeaderElection is the action of NeverLastKnownLeaderElection:
+// the controller never elects the last known leader.
+func NoLastKnownLeaderElection(cfg *Config, s, t State) bool {
+	return !(t.CtrlEpoch > s.CtrlEpoch && t.CtrlLeader != None && LastKnownElectable(cfg, &s, t.CtrlLeader))
 }
 
 // NoCommittedTruncation mirrors the action NoCommittedTruncation: no replica
@@ -428,6 +502,9 @@ var Invariants = map[string]Invariant{
 	"NoVisibleLoss":           NoVisibleLoss,
 	"StrongIsr":               StrongIsr,
 	"NoCommittedLossAnywhere": NoCommittedLossAnywhere,
+	"ElrWellFormed":           ElrWellFormed,
+	"ElrComplete":             ElrComplete,
+	"ElrInMaximalIsr":         ElrInMaximalIsr,
 	"NeverLeaderChange":       NeverLeaderChange,
 	"NeverCommitted":          NeverCommitted,
 	"NeverAcked":              NeverAcked,
@@ -443,10 +520,12 @@ var Invariants = map[string]Invariant{
 // the action A they constrain. A stuttering step satisfies [][A]_vars
 // whatever A says, so checkers test A only on steps that change the state.
 var Properties = map[string]ActionProperty{
-	"NeverTruncates":              NoTruncation,
-	"NeverHWAdvancesWhilePending": HWStaysWhilePending,
-	"NeverDivergingTruncation":    NoDivergingTruncation,
-	"NeverTruncatesCommitted":     NoCommittedTruncation,
+	"NeverTruncates":               NoTruncation,
+	"NeverHWAdvancesWhilePending":  HWStaysWhilePending,
+	"NeverDivergingTruncation":     NoDivergingTruncation,
+	"NeverTruncatesCommitted":      NoCommittedTruncation,
+	"NeverElrElection":             NoElrElection,
+	"NeverLastKnownLeaderElection": NoLastKnownLeaderElection,
 }
 
 func slicesEqual(a, b []Replica) bool { return slices.Equal(a, b) }

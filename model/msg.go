@@ -54,6 +54,9 @@ type Msg struct {
 	Isr            []Replica
 	PartitionEpoch int // also AlterPartition(Response)'s partitionEpoch
 	LeaderEpoch    int // AlterPartition(Response)'s leaderEpoch
+	// BrokerEpochs: AlterPartition's broker epoch of each ISR member, by
+	// replica index (-1 for a non-member or where the release has none).
+	BrokerEpochs []int
 
 	// Fetcher requests and responses.
 	Src, Dst     Replica
@@ -87,7 +90,7 @@ var MsgFields = map[MsgType][]string{
 	MsgFetchRead:                     {"type", "src", "dst", "offset", "records", "hw", "leo", "currentEpoch", "orphan"},
 	MsgFetchResponse: {"type", "src", "dst", "error", "offset", "records", "hw", "leo", "diverging",
 		"divergingEpoch", "currentEpoch"},
-	MsgAlterPartition:         {"type", "leaderEpoch", "partitionEpoch", "isr"},
+	MsgAlterPartition:         {"type", "leaderEpoch", "partitionEpoch", "isr", "brokerEpochs"},
 	MsgAlterPartitionResponse: {"type", "error", "leaderEpoch", "partitionEpoch", "isr"},
 }
 
@@ -125,9 +128,10 @@ func FetchResp(l, f Replica, err ErrorCode, o int, recs []Record, h, leo int, di
 		Diverging: div, DivergingEpoch: dv, CurrentEpoch: ce}
 }
 
-// AlterPartitionReq mirrors AlterPartitionReq(l, e, pe, s) (l is not a field).
-func AlterPartitionReq(e, pe int, s []Replica) Msg {
-	return Msg{Type: MsgAlterPartition, LeaderEpoch: e, PartitionEpoch: pe, Isr: s}
+// AlterPartitionReq mirrors AlterPartitionReq(l, e, pe, s, be) (l is not a field;
+// be: the broker epochs the leader sends with s, KIP-903).
+func AlterPartitionReq(e, pe int, s []Replica, be []int) Msg {
+	return Msg{Type: MsgAlterPartition, LeaderEpoch: e, PartitionEpoch: pe, Isr: s, BrokerEpochs: be}
 }
 
 // AlterPartitionResp mirrors AlterPartitionResp(err, e, pe, s).
@@ -142,6 +146,7 @@ func (m Msg) Equal(o Msg) bool {
 		m.CurrentEpoch == o.CurrentEpoch && m.Error == o.Error && m.Offset == o.Offset &&
 		slices.Equal(m.Records, o.Records) && m.Hw == o.Hw && m.Leo == o.Leo &&
 		m.PartitionEpoch == o.PartitionEpoch && m.LeaderEpoch == o.LeaderEpoch &&
+		slices.Equal(m.BrokerEpochs, o.BrokerEpochs) &&
 		m.LastFetchedEpoch == o.LastFetchedEpoch && m.Orphan == o.Orphan &&
 		m.Diverging == o.Diverging && m.DivergingEpoch == o.DivergingEpoch
 }

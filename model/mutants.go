@@ -57,8 +57,8 @@ var specPatches = map[Mutant]specPatch{
 		new: `    /\ inflight[f].type \notin {"None", "FetchRead"}
     /\ inflight' = [inflight EXCEPT ![f] = NoMsg]
     /\ fetchState' = [fetchState EXCEPT ![f] = IF role[f] = "Follower" THEN "None" ELSE fetchState[f]]
-    /\ UNCHANGED <<durable, role, leaderEpoch, leader, hw, isr, followerLeo, produceEpoch,
-                   partitionEpoch, pendingIsr, ctrl, controllerQueue, alterPartition, ghost>>`,
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, hw, isr, followerLeo, followerBrokerEpoch,
+                   produceEpoch, partitionEpoch, pendingIsr, ctrl, controllerQueue, alterPartition, ghost>>`,
 	},
 	MutantHWNotAdvancedOnFetch: {
 		old: `                   /\ AdvanceHW(l, log[l], isr[l], MaximalIsr(l), views, produceEpoch[l], leaderEpoch[l])`,
@@ -68,7 +68,7 @@ var specPatches = map[Mutant]specPatch{
 		old: `       IN  IF err = "NONE"`,
 		new: `       IN  IF TRUE
            THEN /\ alterPartition' = [alterPartition EXCEPT ![l] = NoMsg]
-                /\ UNCHANGED <<ctrlIsr, ctrlPartitionEpoch>>
+                /\ UNCHANGED <<ctrlIsr, ctrlPartitionEpoch, ctrlElr>>
            ELSE IF err = "NONE"`,
 	},
 	MutantTruncationLoopStuck: {

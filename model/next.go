@@ -224,8 +224,8 @@ func bind(cfg *Config, a Action) (i, j, keep int, err error) {
 func (s *State) checkShape(cfg *Config) error {
 	n := cfg.N()
 	lens := []int{len(s.Log), len(s.EpochCache), len(s.HwCheckpoint), len(s.Role), len(s.LeaderEpoch),
-		len(s.Leader), len(s.Hw), len(s.Isr), len(s.FollowerLeo), len(s.FetchState),
-		len(s.ProduceEpoch), len(s.PartitionEpoch), len(s.PendingIsr),
+		len(s.Leader), len(s.Hw), len(s.Isr), len(s.FollowerLeo), len(s.FollowerBrokerEpoch), len(s.FetchState),
+		len(s.ProduceEpoch), len(s.PartitionEpoch), len(s.PendingIsr), len(s.BrokerEpoch),
 		len(s.ControllerQueue), len(s.Inflight), len(s.AlterPartition)}
 	for k, l := range lens {
 		if l != n {

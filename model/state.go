@@ -14,13 +14,16 @@ type State struct {
 	EpochCache   [][]Entry  // epochCache
 	HwCheckpoint []int      // hwCheckpoint
 	// volatile, per replica
-	Role        []Role       // role
-	LeaderEpoch []int        // leaderEpoch
-	Leader      []Replica    // leader
-	Hw          []int        // hw
-	Isr         [][]Replica  // isr (each a sorted set)
-	FollowerLeo [][]int      // followerLeo: [leader][follower]
-	FetchState  []FetchState // fetchState
+	Role        []Role      // role
+	LeaderEpoch []int       // leaderEpoch
+	Leader      []Replica   // leader
+	Hw          []int       // hw
+	Isr         [][]Replica // isr (each a sorted set)
+	FollowerLeo [][]int     // followerLeo: [leader][follower]
+	// FollowerBrokerEpoch: a leader's view of each follower's broker epoch
+	// (KIP-903), [leader][follower], -1 unknown.
+	FollowerBrokerEpoch [][]int      // followerBrokerEpoch
+	FetchState          []FetchState // fetchState
 	// ProduceEpoch: a leader's first epoch of uninterrupted leadership (-1 unless leader)
 	ProduceEpoch   []int       // produceEpoch
 	PartitionEpoch []int       // partitionEpoch (-1 unless leader)
@@ -30,6 +33,15 @@ type State struct {
 	CtrlEpoch          int       // ctrlEpoch
 	CtrlIsr            []Replica // ctrlIsr (sorted set)
 	CtrlPartitionEpoch int       // ctrlPartitionEpoch
+	// CtrlElr: the Eligible Leader Replicas (KIP-966; sorted set, empty
+	// unless the release has ELR).
+	CtrlElr []Replica // ctrlElr
+	// BrokerEpoch: each broker's registration epoch (KIP-903; bumped when
+	// it registers again after a restart, 0 without Rel.IsrBrokerEpochs).
+	BrokerEpoch []int // brokerEpoch
+	// CtrlLastKnownElr: Kafka's LastKnownElr field, the last known leader
+	// (at most one replica; empty while the ISR is not).
+	CtrlLastKnownElr []Replica // ctrlLastKnownElr
 	// the network
 	ControllerQueue [][]Msg // controllerQueue
 	Inflight        []Msg   // inflight
@@ -43,8 +55,8 @@ type State struct {
 
 // VarNames are the TLA+ variables in the spec's order.
 var VarNames = []string{"log", "epochCache", "hwCheckpoint", "role", "leaderEpoch", "leader",
-	"hw", "isr", "followerLeo", "fetchState", "produceEpoch", "partitionEpoch", "pendingIsr",
-	"ctrlLeader", "ctrlEpoch", "ctrlIsr", "ctrlPartitionEpoch",
+	"hw", "isr", "followerLeo", "followerBrokerEpoch", "fetchState", "produceEpoch", "partitionEpoch", "pendingIsr",
+	"ctrlLeader", "ctrlEpoch", "ctrlIsr", "ctrlPartitionEpoch", "ctrlElr", "brokerEpoch", "ctrlLastKnownElr",
 	"controllerQueue", "inflight", "alterPartition", "nextId", "crashes", "acked", "committed"}
 
 // NoViews mirrors NoViews == [r \in Replicas |-> -1].
@@ -60,27 +72,29 @@ func NoViews(cfg *Config) []int {
 func Init(cfg *Config) State {
 	n := cfg.N()
 	s := State{
-		Log:                make([][]Record, n),
-		EpochCache:         make([][]Entry, n),
-		HwCheckpoint:       make([]int, n),
-		Role:               make([]Role, n),
-		LeaderEpoch:        make([]int, n),
-		Leader:             make([]Replica, n),
-		Hw:                 make([]int, n),
-		Isr:                make([][]Replica, n),
-		FollowerLeo:        make([][]int, n),
-		FetchState:         make([]FetchState, n),
-		ProduceEpoch:       make([]int, n),
-		PartitionEpoch:     make([]int, n),
-		PendingIsr:         make([][]Replica, n),
-		CtrlLeader:         None,
-		CtrlEpoch:          -1,
-		CtrlIsr:            slices.Clone(cfg.Replicas),
-		CtrlPartitionEpoch: -1,
-		ControllerQueue:    make([][]Msg, n),
-		Inflight:           make([]Msg, n),
-		AlterPartition:     make([]Msg, n),
-		NextId:             1,
+		Log:                 make([][]Record, n),
+		EpochCache:          make([][]Entry, n),
+		HwCheckpoint:        make([]int, n),
+		Role:                make([]Role, n),
+		LeaderEpoch:         make([]int, n),
+		Leader:              make([]Replica, n),
+		Hw:                  make([]int, n),
+		Isr:                 make([][]Replica, n),
+		FollowerLeo:         make([][]int, n),
+		FollowerBrokerEpoch: make([][]int, n),
+		FetchState:          make([]FetchState, n),
+		ProduceEpoch:        make([]int, n),
+		PartitionEpoch:      make([]int, n),
+		PendingIsr:          make([][]Replica, n),
+		CtrlLeader:          None,
+		CtrlEpoch:           -1,
+		CtrlIsr:             slices.Clone(cfg.Replicas),
+		CtrlPartitionEpoch:  -1,
+		BrokerEpoch:         make([]int, n),
+		ControllerQueue:     make([][]Msg, n),
+		Inflight:            make([]Msg, n),
+		AlterPartition:      make([]Msg, n),
+		NextId:              1,
 	}
 	views := NoViews(cfg)
 	for i := range n {
@@ -88,6 +102,7 @@ func Init(cfg *Config) State {
 		s.LeaderEpoch[i] = -1
 		s.Leader[i] = None
 		s.FollowerLeo[i] = views
+		s.FollowerBrokerEpoch[i] = views
 		s.FetchState[i] = FetchNone
 		s.ProduceEpoch[i] = -1
 		s.PartitionEpoch[i] = -1
@@ -114,12 +129,15 @@ func (s State) Equal(t State) bool {
 		slices.Equal(s.Hw, t.Hw) &&
 		slices.EqualFunc(s.Isr, t.Isr, slices.Equal) &&
 		slices.EqualFunc(s.FollowerLeo, t.FollowerLeo, slices.Equal) &&
+		slices.EqualFunc(s.FollowerBrokerEpoch, t.FollowerBrokerEpoch, slices.Equal) &&
 		slices.Equal(s.FetchState, t.FetchState) &&
 		slices.Equal(s.ProduceEpoch, t.ProduceEpoch) &&
 		slices.Equal(s.PartitionEpoch, t.PartitionEpoch) &&
 		slices.EqualFunc(s.PendingIsr, t.PendingIsr, slices.Equal) &&
 		s.CtrlLeader == t.CtrlLeader && s.CtrlEpoch == t.CtrlEpoch &&
 		slices.Equal(s.CtrlIsr, t.CtrlIsr) && s.CtrlPartitionEpoch == t.CtrlPartitionEpoch &&
+		slices.Equal(s.CtrlElr, t.CtrlElr) && slices.Equal(s.BrokerEpoch, t.BrokerEpoch) &&
+		slices.Equal(s.CtrlLastKnownElr, t.CtrlLastKnownElr) &&
 		slices.EqualFunc(s.ControllerQueue, t.ControllerQueue, func(a, b []Msg) bool {
 			return slices.EqualFunc(a, b, Msg.Equal)
 		}) &&

@@ -59,16 +59,26 @@ func Permute(cfg *Config, s *State, perm []int) State {
 		}
 		m.Leader, m.Src, m.Dst = rename(m.Leader), rename(m.Src), rename(m.Dst)
 		m.Isr = renameSet(m.Isr)
+		if m.BrokerEpochs != nil {
+			be := make([]int, n)
+			for k, v := range m.BrokerEpochs {
+				be[perm[k]] = v
+			}
+			m.BrokerEpochs = be
+		}
 		return m
 	}
 	u := State{
 		Log: make([][]Record, n), EpochCache: make([][]Entry, n), HwCheckpoint: make([]int, n),
 		Role: make([]Role, n), LeaderEpoch: make([]int, n), Leader: make([]Replica, n), Hw: make([]int, n),
-		Isr: make([][]Replica, n), FollowerLeo: make([][]int, n), FetchState: make([]FetchState, n),
+		Isr: make([][]Replica, n), FollowerLeo: make([][]int, n), FollowerBrokerEpoch: make([][]int, n),
+		FetchState:   make([]FetchState, n),
 		ProduceEpoch: make([]int, n), PartitionEpoch: make([]int, n), PendingIsr: make([][]Replica, n),
 		CtrlLeader: rename(s.CtrlLeader), CtrlEpoch: s.CtrlEpoch, CtrlIsr: renameSet(s.CtrlIsr),
 		CtrlPartitionEpoch: s.CtrlPartitionEpoch,
-		ControllerQueue:    make([][]Msg, n), Inflight: make([]Msg, n), AlterPartition: make([]Msg, n),
+		CtrlElr:            renameSet(s.CtrlElr), BrokerEpoch: make([]int, n),
+		CtrlLastKnownElr: renameSet(s.CtrlLastKnownElr),
+		ControllerQueue:  make([][]Msg, n), Inflight: make([]Msg, n), AlterPartition: make([]Msg, n),
 		NextId: s.NextId, Crashes: s.Crashes, Acked: s.Acked, Committed: s.Committed,
 	}
 	for i := range n {
@@ -86,6 +96,12 @@ func Permute(cfg *Config, s *State, perm []int) State {
 			views[perm[k]] = v
 		}
 		u.FollowerLeo[j] = views
+		bviews := make([]int, n)
+		for k, v := range s.FollowerBrokerEpoch[i] {
+			bviews[perm[k]] = v
+		}
+		u.FollowerBrokerEpoch[j] = bviews
+		u.BrokerEpoch[j] = s.BrokerEpoch[i]
 		u.FetchState[j] = s.FetchState[i]
 		u.ProduceEpoch[j] = s.ProduceEpoch[i]
 		u.PartitionEpoch[j] = s.PartitionEpoch[i]
@@ -162,6 +178,10 @@ func AppendPermutedEncoding(buf []byte, cfg *Config, s *State, perm, inv []int) 
 			e.int(m.LeaderEpoch)
 			e.int(m.PartitionEpoch)
 			set(m.Isr)
+			e.len(len(m.BrokerEpochs))
+			for j := range m.BrokerEpochs {
+				e.int(m.BrokerEpochs[inv[j]])
+			}
 			return
 		case MsgAlterPartitionResponse:
 			e.b = append(e.b, byte(m.Type), byte(m.Error))
@@ -217,6 +237,10 @@ func AppendPermutedEncoding(buf []byte, cfg *Config, s *State, perm, inv []int) 
 	}
 	e.len(n)
 	for j := range n {
+		ints(s.FollowerBrokerEpoch[inv[j]])
+	}
+	e.len(n)
+	for j := range n {
 		e.b = append(e.b, byte(s.FetchState[inv[j]]))
 	}
 	ints(s.ProduceEpoch)
@@ -229,6 +253,9 @@ func AppendPermutedEncoding(buf []byte, cfg *Config, s *State, perm, inv []int) 
 	e.int(s.CtrlEpoch)
 	set(s.CtrlIsr)
 	e.int(s.CtrlPartitionEpoch)
+	set(s.CtrlElr)
+	ints(s.BrokerEpoch)
+	set(s.CtrlLastKnownElr)
 	e.len(n)
 	for j := range n {
 		q := s.ControllerQueue[inv[j]]

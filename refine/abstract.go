@@ -51,6 +51,15 @@ func (a *abstractor) replica(field string, id int32, allowNone bool) model.Repli
 	return r
 }
 
+// index is the replica index of broker id (replica i is broker i+1).
+func (a *abstractor) index(field string, id int32) int {
+	if _, err := ReplicaOf(a.cfg, id); err != nil {
+		a.fail("%s: %v", field, err)
+		return 0
+	}
+	return int(id - 1)
+}
+
 // replicas is a set of broker ids as the model's set of replicas (sorted by
 // name, which need not be id order).
 func (a *abstractor) replicas(field string, ids []int32) []model.Replica {
@@ -65,6 +74,15 @@ func (a *abstractor) replicas(field string, ids []int32) []model.Replica {
 	return set
 }
 
+// optionalReplicas is replicas for a set the model keeps nil when empty
+// (ctrlElr, ctrlLastKnownElr: {} for every release without ELR).
+func (a *abstractor) optionalReplicas(field string, ids []int32) []model.Replica {
+	if len(ids) == 0 {
+		return nil
+	}
+	return a.replicas(field, ids)
+}
+
 func (a *abstractor) state(snap cluster.Snapshot) model.State {
 	n := a.cfg.N()
 	if len(snap.Brokers) != n {
@@ -74,7 +92,7 @@ func (a *abstractor) state(snap cluster.Snapshot) model.State {
 	s := model.State{
 		Log: make([][]model.Record, n), EpochCache: make([][]model.Entry, n), HwCheckpoint: make([]int, n),
 		Role: make([]model.Role, n), LeaderEpoch: make([]int, n), Leader: make([]model.Replica, n),
-		Hw: make([]int, n), Isr: make([][]model.Replica, n), FollowerLeo: make([][]int, n),
+		Hw: make([]int, n), Isr: make([][]model.Replica, n), FollowerLeo: make([][]int, n), FollowerBrokerEpoch: make([][]int, n),
 		FetchState: make([]model.FetchState, n), ControllerQueue: make([][]model.Msg, n), Inflight: make([]model.Msg, n),
 		ProduceEpoch: make([]int, n), PartitionEpoch: make([]int, n), PendingIsr: make([][]model.Replica, n),
 		AlterPartition: make([]model.Msg, n),
@@ -91,6 +109,15 @@ func (a *abstractor) state(snap cluster.Snapshot) model.State {
 	s.CtrlEpoch = int(ctl.Epoch)
 	s.CtrlIsr = a.replicas("controller ISR", ctl.Isr)
 	s.CtrlPartitionEpoch = int(ctl.PartitionEpoch)
+	s.CtrlElr = a.optionalReplicas("controller ELR", ctl.Elr)
+	s.BrokerEpoch = make([]int, n)
+	if len(ctl.BrokerEpochs) != n {
+		a.fail("controller: broker epochs %v, want one per replica (%d)", ctl.BrokerEpochs, n)
+	}
+	for id, e := range ctl.BrokerEpochs {
+		s.BrokerEpoch[a.index("controller broker epochs", id)] = int(e)
+	}
+	s.CtrlLastKnownElr = a.optionalReplicas("controller last known leader", ctl.LastKnownElr)
 	for i := range n {
 		id := int32(i + 1)
 		for _, m := range snap.Network.ControllerQueue[id] {
@@ -130,6 +157,7 @@ func (a *abstractor) replicaState(s *model.State, i int, b cluster.BrokerSnapsho
 	s.Log[i], s.EpochCache[i], s.HwCheckpoint[i] = st.Log, st.EpochCache, st.HwCheckpoint
 	s.Role[i], s.LeaderEpoch[i], s.Leader[i] = st.Role, st.LeaderEpoch, st.Leader
 	s.Hw[i], s.Isr[i], s.FollowerLeo[i], s.FetchState[i] = st.Hw, st.Isr, st.FollowerLeo, st.FetchState
+	s.FollowerBrokerEpoch[i] = st.FollowerBrokerEpoch
 	s.ProduceEpoch[i], s.PartitionEpoch[i], s.PendingIsr[i] = st.ProduceEpoch, st.PartitionEpoch, st.PendingIsr
 }
 
@@ -145,7 +173,10 @@ type Local struct {
 	Hw           int
 	Isr          []model.Replica
 	FollowerLeo  []int
-	FetchState   model.FetchState
+	// FollowerBrokerEpoch: a leader's view of its followers' broker epochs
+	// (KIP-903), -1 unknown.
+	FollowerBrokerEpoch []int
+	FetchState          model.FetchState
 	// A leader's alone (-1, -1, {} on other replicas, as in the spec).
 	ProduceEpoch   int
 	PartitionEpoch int
@@ -156,7 +187,7 @@ type Local struct {
 func LocalOf(s *model.State, i int) Local {
 	return Local{Log: s.Log[i], EpochCache: s.EpochCache[i], HwCheckpoint: s.HwCheckpoint[i], Role: s.Role[i],
 		LeaderEpoch: s.LeaderEpoch[i], Leader: s.Leader[i], Hw: s.Hw[i], Isr: s.Isr[i],
-		FollowerLeo: s.FollowerLeo[i], FetchState: s.FetchState[i],
+		FollowerLeo: s.FollowerLeo[i], FollowerBrokerEpoch: s.FollowerBrokerEpoch[i], FetchState: s.FetchState[i],
 		ProduceEpoch: s.ProduceEpoch[i], PartitionEpoch: s.PartitionEpoch[i], PendingIsr: s.PendingIsr[i]}
 }
 
@@ -192,18 +223,8 @@ func (a *abstractor) local(p cluster.PartitionSnapshot) Local {
 	l.Leader = a.replica("leader", p.Leader, true)
 	l.Hw = int(p.HW)
 	l.Isr = a.replicas("ISR", p.Isr)
-	n := a.cfg.N()
-	if len(p.FollowerLEO) != n {
-		a.fail("followerLeo has %d entries %v, want one per replica (%d)", len(p.FollowerLEO), p.FollowerLEO, n)
-	}
-	l.FollowerLeo = make([]int, n)
-	for j := range n {
-		v, ok := p.FollowerLEO[int32(j+1)]
-		if !ok {
-			a.fail("followerLeo has no entry for broker %d", j+1)
-		}
-		l.FollowerLeo[j] = int(v)
-	}
+	l.FollowerLeo = a.perBroker("followerLeo", p.FollowerLEO)
+	l.FollowerBrokerEpoch = a.perBroker("followerBrokerEpoch", p.FollowerBrokerEpoch)
 	fs, err := model.ParseFetchState(p.FetchState)
 	if err != nil {
 		a.fail("fetchState: %v", err)
@@ -228,7 +249,20 @@ func (a *abstractor) alterPartition(id int32, m cluster.AlterPartitionMsg) model
 	case "", "None":
 		return model.NoMsg
 	case "AlterPartition":
-		return model.AlterPartitionReq(int(m.LeaderEpoch), int(m.PartitionEpoch), isr())
+		// brokerEpochs: KIP-903's epoch of each ISR member, by replica
+		// index, -1 for a non-member and where the request gives none.
+		be := make([]int, a.cfg.N())
+		for i := range be {
+			be[i] = -1
+		}
+		for id, e := range m.BrokerEpochs {
+			if !slices.Contains(m.Isr, id) {
+				a.fail("%s: a broker epoch for broker %d, not in its ISR %v", where, id, m.Isr)
+				continue
+			}
+			be[a.index(where+" broker epochs", id)] = int(e)
+		}
+		return model.AlterPartitionReq(int(m.LeaderEpoch), int(m.PartitionEpoch), isr(), be)
 	case "AlterPartitionResponse":
 		e, err := model.ParseErrorCode(m.Error)
 		if err != nil {
@@ -317,4 +351,22 @@ func (a *abstractor) offsetIDs(xs []cluster.OffsetID) []model.OffsetID {
 		return cmp.Or(cmp.Compare(p.Offset, q.Offset), cmp.Compare(p.ID, q.ID))
 	})
 	return slices.Compact(out)
+}
+
+// perBroker is a leader's per-follower view (one entry per broker, keyed by
+// broker id) as the model's slice indexed by replica position.
+func (a *abstractor) perBroker(field string, m map[int32]int64) []int {
+	n := a.cfg.N()
+	if len(m) != n {
+		a.fail("%s has %d entries %v, want one per replica (%d)", field, len(m), m, n)
+	}
+	out := make([]int, n)
+	for j := range n {
+		v, ok := m[int32(j+1)]
+		if !ok {
+			a.fail("%s has no entry for broker %d", field, j+1)
+		}
+		out[j] = int(v)
+	}
+	return out
 }

@@ -17,6 +17,26 @@ var update = flag.Bool("update", false, "rewrite the hand-written regressions un
 // failures of an earlier spec, rewritten as their action lists so that they
 // follow the spec as it changes (refuse is nil for those: they end in a
 // state, not a refusal).
+// shrunk is the start several regressions share: r1 leads epoch 0 with r2
+// following, and shrinks r2 out of the ISR through the controller.
+var shrunk = []model.Action{
+	{Kind: model.Elect, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
+	{Kind: model.ShrinkIsr, L: "r1", F: "r2"}, {Kind: model.HandleAlterPartition, L: "r1"},
+	{Kind: model.HandleAlterPartitionResponse, L: "r1"},
+}
+
+// shrunkThenFetched goes on from shrunk: r2 fetches once and r1 counts
+// it, so r1's view of r2 is at the HW (r2 is eligible to come back).
+var shrunkThenFetched = then(shrunk, []model.Action{
+	{Kind: model.SendFetch, F: "r2"}, {Kind: model.HandleFetch, L: "r1", F: "r2"},
+	{Kind: model.UpdateFollowerFetchState, L: "r1", F: "r2"}, {Kind: model.HandleFetchResponse, F: "r2"},
+})
+
+// then is prefix followed by more, in a new slice (prefix is shared).
+func then(prefix, more []model.Action) []model.Action {
+	return append(append([]model.Action(nil), prefix...), more...)
+}
+
 var known = []struct {
 	file, note string
 	cfg        model.Config
@@ -76,24 +96,81 @@ var known = []struct {
 		"not applied\"), and the same ISR proposed again once the follower is back is a new request that the controller " +
 		"decides afresh (ReplicationControlManager.alterPartition keeps no answers). r1 shrinks r2 out, r2 fetches so that " +
 		"r1's view of it reaches the HW, r1 proposes r2 back, r2 crashes before the controller decides (INELIGIBLE_REPLICA), " +
-		"r2 restarts and r1 proposes the same ISR at the same partition epoch: the controller commits it. The implementation " +
+		"r2 restarts, fetches once in its new incarnation (KIP-903, 3.5+: the leader proposes only a follower whose fetch of " +
+		"its current broker epoch it counted, Partition.isReplicaIsrEligible), and r1 proposes the same ISR at the same " +
+		"partition epoch: the controller commits it. The implementation " +
 		"once answered the second proposal with the first one's cached refusal (chaos -policy DivergingEpoch, seeds 44, 47, " +
 		"150, 423 and 491).",
 	cfg: model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.DivergingEpoch, Fencing: true, Acks: "all",
 		MinInsyncReplicas: 1, MinIsrGatesHW: true, MaxRecords: 1, MaxEpoch: 1, MaxCrashes: 1, MaxPartitionEpoch: 3},
-	actions: []model.Action{
-		{Kind: model.Elect, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
-		{Kind: model.ShrinkIsr, L: "r1", F: "r2"}, {Kind: model.HandleAlterPartition, L: "r1"},
-		{Kind: model.HandleAlterPartitionResponse, L: "r1"},
-		{Kind: model.SendFetch, F: "r2"}, {Kind: model.HandleFetch, L: "r1", F: "r2"},
-		{Kind: model.UpdateFollowerFetchState, L: "r1", F: "r2"}, {Kind: model.HandleFetchResponse, F: "r2"},
+	actions: then(shrunkThenFetched, []model.Action{
 		{Kind: model.ExpandIsr, L: "r1", F: "r2"},
 		{Kind: model.Crash, R: "r2", Keep: 0},
 		{Kind: model.HandleAlterPartition, L: "r1"}, {Kind: model.HandleAlterPartitionResponse, L: "r1"},
-		{Kind: model.Restart, R: "r2"},
+		{Kind: model.Restart, R: "r2"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
+		{Kind: model.SendFetch, F: "r2"}, {Kind: model.HandleFetch, L: "r1", F: "r2"},
+		{Kind: model.UpdateFollowerFetchState, L: "r1", F: "r2"},
 		{Kind: model.ExpandIsr, L: "r1", F: "r2"}, {Kind: model.HandleAlterPartition, L: "r1"},
 		{Kind: model.HandleAlterPartitionResponse, L: "r1"},
-	},
+	}),
+}, {
+	file: "kip903-no-expand-of-earlier-incarnation.itf.json",
+	note: "KIP-903 (Kafka 3.5+, here 3.9): a leader proposes a follower for the ISR only on the strength of a fetch of the " +
+		"follower's current incarnation (Partition.isReplicaIsrEligible -> isBrokerEpochIsrEligible: the broker epoch its " +
+		"last counted fetch carried is the one of its current registration). r1 shrinks r2 out; r2 fetches from 0, so " +
+		"r1's view of r2 (0) is at the HW, with r2's broker epoch 0; r2 crashes and restarts, registering with broker " +
+		"epoch 1. r2 is alive again, but r1's view is of its earlier incarnation, whose log the crash may have cut: " +
+		"ExpandIsr(r1, r2) must be refused until r2 fetches again. The expand-stale-broker-epoch mutant proposes it.",
+	cfg: model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.DivergingEpoch, Fencing: true, Acks: "all",
+		MinInsyncReplicas: 1, MinIsrGatesHW: true, MaxRecords: 0, MaxEpoch: 0, MaxCrashes: 1, MaxPartitionEpoch: 3},
+	actions: then(shrunkThenFetched, []model.Action{
+		{Kind: model.Crash, R: "r2", Keep: 0}, {Kind: model.Restart, R: "r2"},
+	}),
+	refuse: &model.Action{Kind: model.ExpandIsr, L: "r1", F: "r2"},
+}, {
+	file: "kip903-controller-refuses-earlier-incarnation.itf.json",
+	note: "KIP-903 (Kafka 3.5+, here 3.9): the controller refuses an AlterPartition that adds a replica with a broker epoch " +
+		"other than that of its current registration (ReplicationControlManager.ineligibleReplicasForIsr: " +
+		"INELIGIBLE_REPLICA). r1 shrinks r2 out, r2 fetches so that r1's view of it (0) is at the HW, and r1 proposes r2 " +
+		"back with r2's broker epoch 0; before the controller decides, r2 crashes and restarts (broker epoch 1). r2 is " +
+		"alive, so KIP-841's liveness test passes, but the proposal's broker epoch is stale: the controller refuses it. The " +
+		"controller-ignores-broker-epochs mutant commits it.",
+	cfg: model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.DivergingEpoch, Fencing: true, Acks: "all",
+		MinInsyncReplicas: 1, MinIsrGatesHW: true, MaxRecords: 0, MaxEpoch: 0, MaxCrashes: 1, MaxPartitionEpoch: 3},
+	actions: then(shrunkThenFetched, []model.Action{
+		{Kind: model.ExpandIsr, L: "r1", F: "r2"},
+		{Kind: model.Crash, R: "r2", Keep: 0}, {Kind: model.Restart, R: "r2"},
+		{Kind: model.HandleAlterPartition, L: "r1"}, {Kind: model.HandleAlterPartitionResponse, L: "r1"},
+	}),
+}, {
+	file: "elr-election-order.itf.json",
+	note: "Eligible Leader Replicas (KIP-966, Kafka 4.1), every change of the ELR and each source of a leader in turn, " +
+		"with min.insync.replicas 2 of two replicas. r1 shrinks r2 out: below the minimum r2 joins the ELR " +
+		"(PartitionChangeBuilder.maybePopulateTargetElr). r1 crashes: the controller fences it out of the ISR, which " +
+		"empties (r1 joins the ELR and becomes the last known leader), and elects r2 from the ELR, a clean election " +
+		"(isValidNewLeader: the ISR empty). r1 restarts: its shutdown was unclean, so it leaves the ELR " +
+		"(handleBrokerUncleanShutdown: partition epoch + 1, the LeaderAndIsr to the live brokers). r2 crashes: the ISR " +
+		"empties again, r2 the last known leader; r2 restarts and leaves the ELR, which is now empty, and is elected as " +
+		"the last known leader (canElectLastKnownLeader; unclean, without unclean.leader.election.enable). The mutants " +
+		"elr-not-filled, elr-ignored-in-election, elr-keeps-restarted and no-last-known-leader each depart from it.",
+	cfg: model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.EligibleLeader, Fencing: true, Acks: "all",
+		MinInsyncReplicas: 2, MinIsrGatesHW: true, MaxRecords: 0, MaxEpoch: 2, MaxCrashes: 2, MaxPartitionEpoch: 8},
+	actions: then(shrunk, []model.Action{
+		{Kind: model.Crash, R: "r1", Keep: 0}, {Kind: model.Elect, R: "r2"}, {Kind: model.HandleLeaderAndIsr, R: "r2"},
+		{Kind: model.Restart, R: "r1"}, {Kind: model.HandleLeaderAndIsr, R: "r2"}, {Kind: model.HandleLeaderAndIsr, R: "r1"},
+		{Kind: model.Crash, R: "r2", Keep: 0}, {Kind: model.Restart, R: "r2"}, {Kind: model.Elect, R: "r2"},
+		{Kind: model.HandleLeaderAndIsr, R: "r2"},
+	}),
+}, {
+	file: "elr-no-election-while-isr.itf.json",
+	note: "Eligible Leader Replicas (KIP-966, Kafka 4.1): an ELR member may lead only while the ISR is empty " +
+		"(PartitionChangeBuilder.isValidNewLeader). With min.insync.replicas 2 of two replicas, r1 shrinks r2 out: r2 " +
+		"joins the ELR, but r1, alive, is the ISR: Elect(r2) must be refused (without unclean.leader.election.enable). " +
+		"The elr-leader-with-isr mutant elects r2.",
+	cfg: model.Config{Replicas: []model.Replica{"r1", "r2"}, Truncation: model.EligibleLeader, Fencing: true, Acks: "all",
+		MinInsyncReplicas: 2, MinIsrGatesHW: true, MaxRecords: 0, MaxEpoch: 1, MaxCrashes: 0, MaxPartitionEpoch: 3},
+	actions: then(shrunk, nil),
+	refuse:  &model.Action{Kind: model.Elect, R: "r2"},
 }, {
 	file: "stale-fetch-update-across-leader-changes.itf.json",
 	note: "Issue 25's finding 2 (docs/findings.md), the shortest StrongIsr violation of Kafka 2.1 at three replicas, one record " +

@@ -19,6 +19,13 @@
 (*                    AlterPartition requests fenced by the partition      *)
 (*                    epoch, with the HW over the maximal ISR (KIP-497,    *)
 (*                    KIP-841).                                            *)
+(*   "EligibleLeader" Kafka 4.1 with eligible.leader.replicas.version=1     *)
+(*                    (KIP-966 part 1; opt-in on 4.0, the default for new  *)
+(*                    clusters from 4.1): the brokers of 3.9, and a        *)
+(*                    controller that keeps the replicas removed from an   *)
+(*                    ISR below min.insync.replicas eligible (the ELR),    *)
+(*                    lets the ISR become empty, and elects from the ISR,  *)
+(*                    then the ELR, then the last known leader.            *)
 (*                                                                         *)
 (* Fencing (KIP-320) is a constant of its own: a configuration whose       *)
 (* Fencing differs from its release's is an ablation, a what-if that never *)
@@ -95,6 +102,18 @@ CONSTANTS
 (*  minIsrGatesHW     the HW does not advance while the ISR is below       *)
 (*                    min.insync.replicas (3.7+).                           *)
 (*  fencing           whether the release fences by leader epoch (KIP-320).*)
+(*  isrBrokerEpochs   KIP-903 (3.5+, KRaft): a replica joins the ISR only   *)
+(*                    with the broker epoch of its current registration:   *)
+(*                    the leader proposes a follower only when it counted  *)
+(*                    a fetch of the follower's current incarnation        *)
+(*                    (Partition.isReplicaIsrEligible), and AlterPartition *)
+(*                    carries each member's broker epoch, which the        *)
+(*                    controller checks (INELIGIBLE_REPLICA).              *)
+(*  elr               Eligible Leader Replicas (KIP-966): the controller's *)
+(*                    ELR and last known leader, ISR shrinks and fencing   *)
+(*                    that may empty the ISR, the election order ISR, ELR, *)
+(*                    last known leader, and a restarting broker leaving   *)
+(*                    the ELR (its shutdown was unclean).                  *)
 (*                                                                         *)
 (* Every release keeps a re-elected leader's views of its followers        *)
 (* (Partition.makeLeader resets them only if isNewLeader), and none checks *)
@@ -106,25 +125,31 @@ Releases == [
                         leaderEntry |-> "None", undefinedTo |-> "HW",
                         asyncIsr |-> FALSE, expandLiveOnly |-> FALSE,
                         expandNeedsEpochStart |-> FALSE, staleFetchServed |-> TRUE,
-                        minIsrGatesHW |-> FALSE, fencing |-> FALSE],
+                        minIsrGatesHW |-> FALSE, fencing |-> FALSE, isrBrokerEpochs |-> FALSE, elr |-> FALSE],
     Kip101         |-> [release |-> "0.11.0.3", restartFetcherOn |-> "LeaderChange",
                         reconcile |-> "OffsetsForLeaderEpochV0", cacheAssign |-> "GreaterOnly",
                         leaderEntry |-> "FirstAppend", undefinedTo |-> "HW",
                         asyncIsr |-> FALSE, expandLiveOnly |-> FALSE,
                         expandNeedsEpochStart |-> FALSE, staleFetchServed |-> TRUE,
-                        minIsrGatesHW |-> FALSE, fencing |-> FALSE],
+                        minIsrGatesHW |-> FALSE, fencing |-> FALSE, isrBrokerEpochs |-> FALSE, elr |-> FALSE],
     LeaderEpoch    |-> [release |-> "2.1.0", restartFetcherOn |-> "EpochChange",
                         reconcile |-> "OffsetsForLeaderEpoch", cacheAssign |-> "TruncateAndAppend",
                         leaderEntry |-> "BecomeLeader", undefinedTo |-> "FetchOffset",
                         asyncIsr |-> FALSE, expandLiveOnly |-> FALSE,
                         expandNeedsEpochStart |-> TRUE, staleFetchServed |-> TRUE,
-                        minIsrGatesHW |-> FALSE, fencing |-> TRUE],
+                        minIsrGatesHW |-> FALSE, fencing |-> TRUE, isrBrokerEpochs |-> FALSE, elr |-> FALSE],
     DivergingEpoch |-> [release |-> "3.9.0", restartFetcherOn |-> "EpochChange",
                         reconcile |-> "DivergingEpoch", cacheAssign |-> "TruncateAndAppend",
                         leaderEntry |-> "BecomeLeader", undefinedTo |-> "FetchOffset",
                         asyncIsr |-> TRUE, expandLiveOnly |-> TRUE,
                         expandNeedsEpochStart |-> TRUE, staleFetchServed |-> FALSE,
-                        minIsrGatesHW |-> TRUE, fencing |-> TRUE]]
+                        minIsrGatesHW |-> TRUE, fencing |-> TRUE, isrBrokerEpochs |-> TRUE, elr |-> FALSE],
+    EligibleLeader |-> [release |-> "4.1.0", restartFetcherOn |-> "EpochChange",
+                        reconcile |-> "DivergingEpoch", cacheAssign |-> "TruncateAndAppend",
+                        leaderEntry |-> "BecomeLeader", undefinedTo |-> "FetchOffset",
+                        asyncIsr |-> TRUE, expandLiveOnly |-> TRUE,
+                        expandNeedsEpochStart |-> TRUE, staleFetchServed |-> FALSE,
+                        minIsrGatesHW |-> TRUE, fencing |-> TRUE, isrBrokerEpochs |-> TRUE, elr |-> TRUE]]
 
 Rel == Releases[Truncation]
 
@@ -155,6 +180,8 @@ VARIABLES
     hw,             \* high watermark
     isr,            \* a leader's committed ISR ({} unless leader)
     followerLeo,    \* a leader's view of each follower's LEO: fetch offset of its last fetch, -1 unknown
+    followerBrokerEpoch, \* a leader's view of each follower's broker epoch: that of the follower's
+                    \* last fetch it counted, -1 unknown (always -1 without Rel.isrBrokerEpochs)
     fetchState,     \* a follower's fetcher: "Truncating" | "Fetching"; "None" otherwise
     produceEpoch,   \* a leader's first epoch of uninterrupted leadership: its DelayedProduce
                     \* requests from that epoch on are still waiting (-1 unless leader)
@@ -165,7 +192,14 @@ VARIABLES
                     \* that leader is down and no one else has been elected
     ctrlEpoch,      \* the leader epoch it assigned last, -1 before the first election
     ctrlIsr,        \* the ISR it holds (changed by elections and by AlterPartition)
-    ctrlPartitionEpoch, \* the partition epoch: bumped by every change of leader or ISR it makes
+    ctrlPartitionEpoch, \* the partition epoch: bumped by every change of leader, ISR or ELR it makes
+    ctrlElr,        \* the Eligible Leader Replicas (KIP-966; {} unless Rel.elr): replicas that
+                    \* left the ISR while it was below min.insync.replicas and may still lead
+    brokerEpoch,    \* per broker, the epoch of its current registration with the controller:
+                    \* bumped when it registers again after a restart (0 without
+                    \* Rel.isrBrokerEpochs)
+    ctrlLastKnownElr, \* Kafka's LastKnownElr field, which holds the last known leader: the
+                    \* leader when the ISR became empty, {} once the partition has a leader again
     \* --- the network ---
     controllerQueue,\* per broker: LeaderAndIsr requests sent, not yet applied (in order, reliable:
                     \* ControllerChannelManager retries until the broker dies)
@@ -179,9 +213,9 @@ VARIABLES
     committed       \* set of [offset, id]: records that were ever below a leader's HW
 
 durable  == <<log, epochCache, hwCheckpoint>>
-volatile == <<role, leaderEpoch, leader, hw, isr, followerLeo, fetchState, produceEpoch,
+volatile == <<role, leaderEpoch, leader, hw, isr, followerLeo, followerBrokerEpoch, fetchState, produceEpoch,
               partitionEpoch, pendingIsr>>
-ctrl     == <<ctrlLeader, ctrlEpoch, ctrlIsr, ctrlPartitionEpoch>>
+ctrl     == <<ctrlLeader, ctrlEpoch, ctrlIsr, ctrlPartitionEpoch, ctrlElr, brokerEpoch, ctrlLastKnownElr>>
 ghost    == <<nextId, crashes, acked, committed>>
 net      == <<controllerQueue, inflight, alterPartition>>
 vars     == <<durable, volatile, ctrl, net, ghost>>
@@ -202,6 +236,17 @@ Up(r)    == role[r] # "Offline"
 Min(a, b) == IF a < b THEN a ELSE b
 Max(a, b) == IF a > b THEN a ELSE b
 LEO(r)   == Len(log[r])
+
+(* Eligible Leader Replicas (KIP-966), the controller's side              *)
+(* (PartitionChangeBuilder.maybePopulateTargetElr): while the new ISR is   *)
+(* below the effective min.insync.replicas, the replicas leaving it join  *)
+(* the ELR and the ELR keeps its members but those now in the ISR; at or   *)
+(* above it the ELR is empty.  Without ELR it is always empty.  A broker  *)
+(* with an unclean shutdown leaves it when it registers again (Restart).  *)
+EffMinIsr == Min(MinInsyncReplicas, Cardinality(Replicas))
+ElrAfter(oldIsr, newIsr, elr) ==
+    IF ~Rel.elr \/ Cardinality(newIsr) >= EffMinIsr THEN {}
+    ELSE (elr \cup oldIsr) \ newIsr
 
 (* Messages.  Requests carry the sender's current leader epoch (KIP-320);  *)
 (* responses echo it so the follower can tell a stale response.  A fetch   *)
@@ -230,8 +275,11 @@ FetchResp(l, f, err, o, recs, h, leo, div, dv, ce) ==
     [type |-> "FetchResponse", src |-> l, dst |-> f, error |-> err, offset |-> o,
      records |-> recs, hw |-> h, leo |-> leo, diverging |-> div, divergingEpoch |-> dv,
      currentEpoch |-> ce]
-AlterPartitionReq(l, e, pe, s) ==
-    [type |-> "AlterPartition", leaderEpoch |-> e, partitionEpoch |-> pe, isr |-> s]
+(* brokerEpochs: the broker epoch the request gives each ISR member (-1   *)
+(* for a non-member, and where the release has none: -1 skips the check,  *)
+(* as Kafka's AlterPartition does for a broker epoch of -1).              *)
+AlterPartitionReq(l, e, pe, s, be) ==
+    [type |-> "AlterPartition", leaderEpoch |-> e, partitionEpoch |-> pe, isr |-> s, brokerEpochs |-> be]
 AlterPartitionResp(err, e, pe, s) ==
     [type |-> "AlterPartitionResponse", error |-> err, leaderEpoch |-> e, partitionEpoch |-> pe, isr |-> s]
 
@@ -359,6 +407,7 @@ Init ==
     /\ hw = [r \in Replicas |-> 0]
     /\ isr = [r \in Replicas |-> {}]
     /\ followerLeo = [r \in Replicas |-> NoViews]
+    /\ followerBrokerEpoch = [r \in Replicas |-> NoViews]
     /\ fetchState = [r \in Replicas |-> "None"]
     /\ produceEpoch = [r \in Replicas |-> -1]
     /\ partitionEpoch = [r \in Replicas |-> -1]
@@ -367,6 +416,9 @@ Init ==
     /\ ctrlEpoch = -1
     /\ ctrlIsr = Replicas
     /\ ctrlPartitionEpoch = -1
+    /\ ctrlElr = {}
+    /\ brokerEpoch = [r \in Replicas |-> 0]
+    /\ ctrlLastKnownElr = {}
     /\ controllerQueue = [r \in Replicas |-> <<>>]
     /\ inflight = [r \in Replicas |-> NoMsg]
     /\ alterPartition = [r \in Replicas |-> NoMsg]
@@ -376,30 +428,48 @@ Init ==
     /\ committed = {}
 
 -----------------------------------------------------------------------------
-(* The controller elects r and bumps the leader epoch and the partition    *)
-(* epoch.  Clean: r is a live ISR member (covers offline, reassignment,    *)
+(* Who the controller may elect (PartitionChangeBuilder.electAnyLeader),   *)
+(* in its order.  Clean: a live ISR member (covers offline, reassignment,   *)
 (* preferred and controlled-shutdown elections, whose only difference is   *)
 (* which eligible replica they prefer, and the same leader re-elected with *)
-(* a smaller ISR, as the ZooKeeper controller's OfflineReplica does); the  *)
-(* ISR keeps its live members.  Unclean: no ISR member is live and         *)
-(* unclean.leader.election.enable; the ISR becomes {r}.  LeaderAndIsr goes *)
-(* to every live replica.                                                   *)
+(* a smaller ISR, as the ZooKeeper controller's OfflineReplica does).      *)
+(* With ELR, when the ISR is empty: a live ELR member, a clean election    *)
+(* (isValidNewLeader); with the ELR empty too, the last known leader, an   *)
+(* unclean election taken whatever unclean.leader.election.enable says     *)
+(* (canElectLastKnownLeader).  Only when none of these is live, and        *)
+(* unclean.leader.election.enable: any live replica.                       *)
+ElrElectable(r)       == Rel.elr /\ ctrlIsr = {} /\ r \in ctrlElr
+LastKnownElectable(r) == Rel.elr /\ ctrlIsr = {} /\ ctrlElr = {} /\ ctrlLastKnownElr = {r}
+Electable(r)          == r \in ctrlIsr \/ ElrElectable(r) \/ LastKnownElectable(r)
+UncleanElectable(r)   == UncleanLeaderElectionEnable /\ \A x \in Replicas : Up(x) => ~Electable(x)
+
+(* The controller elects r and bumps the leader epoch and the partition    *)
+(* epoch.  A clean election keeps the ISR's live members (the ELR follows  *)
+(* it, ElrAfter); an ELR election makes the ISR {r} and takes r out of the *)
+(* ELR (tryElection); any other election makes the ISR {r} and empties    *)
+(* the ELR (maybeUpdateRecordElr).  The last known leader is forgotten     *)
+(* once the partition has a leader (maybeUpdateLastKnownLeader).           *)
+(* LeaderAndIsr goes to every live replica.                                 *)
 Elect(r) ==
     /\ Up(r)
     /\ ctrlEpoch < MaxEpoch
-    /\ \/ r \in ctrlIsr
-       \/ UncleanLeaderElectionEnable /\ \A x \in ctrlIsr : ~Up(x)
+    /\ Electable(r) \/ UncleanElectable(r)
     /\ LET newIsr == IF r \in ctrlIsr THEN {x \in ctrlIsr : Up(x)} ELSE {r}
+           newElr == IF r \in ctrlIsr THEN ElrAfter(ctrlIsr, newIsr, ctrlElr)
+                     ELSE IF ElrElectable(r) THEN ctrlElr \ {r}
+                     ELSE {}
            e      == ctrlEpoch + 1
            pe     == ctrlPartitionEpoch + 1
        IN  /\ ctrlLeader' = r
            /\ ctrlEpoch' = e
            /\ ctrlIsr' = newIsr
            /\ ctrlPartitionEpoch' = pe
+           /\ ctrlElr' = newElr
+           /\ ctrlLastKnownElr' = {}
            /\ controllerQueue' = [x \in Replicas |->
                                     IF Up(x) THEN Append(controllerQueue[x], LeaderAndIsrMsg(r, e, newIsr, pe))
                                     ELSE controllerQueue[x]]
-    /\ UNCHANGED <<durable, volatile, inflight, alterPartition, ghost>>
+    /\ UNCHANGED <<durable, volatile, brokerEpoch, inflight, alterPartition, ghost>>
 
 (* A replica applies a LeaderAndIsr request (ReplicaManager.becomeLeaderOrFollower). *)
 (* isNewLeader is FALSE when r already leads: its DelayedProduce requests   *)
@@ -415,6 +485,8 @@ BecomeLeader(r, m) ==
         /\ leader' = [leader EXCEPT ![r] = r]
         /\ isr' = [isr EXCEPT ![r] = m.isr]
         /\ followerLeo' = [followerLeo EXCEPT ![r] = views]
+        /\ followerBrokerEpoch' = [followerBrokerEpoch EXCEPT ![r] =
+                                      IF isNewLeader THEN NoViews ELSE followerBrokerEpoch[r]]
         /\ fetchState' = [fetchState EXCEPT ![r] = "None"]
         /\ produceEpoch' = [produceEpoch EXCEPT ![r] = from]
         /\ partitionEpoch' = [partitionEpoch EXCEPT ![r] = m.partitionEpoch]
@@ -436,6 +508,7 @@ BecomeFollower(r, m) ==
         /\ leader' = [leader EXCEPT ![r] = m.leader]
         /\ isr' = [isr EXCEPT ![r] = {}]
         /\ followerLeo' = [followerLeo EXCEPT ![r] = NoViews]
+        /\ followerBrokerEpoch' = [followerBrokerEpoch EXCEPT ![r] = NoViews]
         /\ produceEpoch' = [produceEpoch EXCEPT ![r] = -1]
         /\ partitionEpoch' = [partitionEpoch EXCEPT ![r] = -1]
         /\ pendingIsr' = [pendingIsr EXCEPT ![r] = {}]
@@ -458,7 +531,7 @@ UpdateIsr(r, m) ==
     /\ partitionEpoch' = [partitionEpoch EXCEPT ![r] = m.partitionEpoch]
     /\ pendingIsr' = [pendingIsr EXCEPT ![r] = {}]
     /\ AdvanceHW(r, log[r], m.isr, m.isr, followerLeo[r], produceEpoch[r], leaderEpoch[r])
-    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState, produceEpoch>>
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, followerBrokerEpoch, fetchState, produceEpoch>>
 
 (* A request with a newer epoch is always applied, even when the leader it *)
 (* names has died since: KRaft always steps down (3.9.0-rc3                 *)
@@ -503,7 +576,7 @@ Produce(l) ==
            /\ acked' = acked \cup NewlyAcked(lg, hw[l], new, produceEpoch[l], leaderEpoch[l], MaximalIsr(l))
                              \cup (IF Acks = "1" THEN {[offset |-> LEO(l), id |-> nextId]} ELSE {})
     /\ nextId' = nextId + 1
-    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, fetchState,
+    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, followerBrokerEpoch, fetchState,
                    produceEpoch, partitionEpoch, pendingIsr, ctrl, net, crashes>>
 
 -----------------------------------------------------------------------------
@@ -563,7 +636,7 @@ HandleOffsetsForLeaderEpochResponse(f) ==
                 /\ hw' = [hw EXCEPT ![f] = TruncHW(f, t.to)]
                 /\ fetchState' = [fetchState EXCEPT ![f] = IF t.done THEN "Fetching" ELSE "Truncating"]
        ELSE UNCHANGED <<log, epochCache, hw, fetchState>>
-    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, produceEpoch,
+    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, followerBrokerEpoch, produceEpoch,
                    partitionEpoch, pendingIsr, ctrl, controllerQueue, alterPartition, ghost>>
 
 -----------------------------------------------------------------------------
@@ -621,8 +694,10 @@ UpdateFollowerFetchState(l, f) ==
        /\ IF role[l] = "Leader"
           THEN LET views == [followerLeo[l] EXCEPT ![f] = m.offset]
                IN  /\ followerLeo' = [followerLeo EXCEPT ![l] = views]
+                   /\ followerBrokerEpoch' = [followerBrokerEpoch EXCEPT ![l][f] =
+                          IF Rel.isrBrokerEpochs THEN brokerEpoch[f] ELSE -1]
                    /\ AdvanceHW(l, log[l], isr[l], MaximalIsr(l), views, produceEpoch[l], leaderEpoch[l])
-          ELSE UNCHANGED <<followerLeo, hw, acked, committed>>
+          ELSE UNCHANGED <<followerLeo, followerBrokerEpoch, hw, acked, committed>>
        /\ inflight' = [inflight EXCEPT ![f] =
               IF m.orphan THEN NoMsg
               ELSE FetchResp(l, f, "NONE", m.offset, m.records, m.hw, m.leo, FALSE, NoDivergence0,
@@ -661,14 +736,15 @@ HandleFetchResponse(f) ==
                  /\ UNCHANGED fetchState
             ELSE UNCHANGED <<log, epochCache, hw, fetchState>>
        ELSE UNCHANGED <<log, epochCache, hw, fetchState>>
-    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo,
+    /\ UNCHANGED <<hwCheckpoint, role, leaderEpoch, leader, isr, followerLeo, followerBrokerEpoch,
                    produceEpoch, partitionEpoch, pendingIsr, ctrl, controllerQueue, alterPartition, ghost>>
 
 -----------------------------------------------------------------------------
 (* ISR changes.  Shrink is nondeterministic (replica.lag.time.max.ms is    *)
 (* time, which the spec abstracts); expand needs the follower caught up to  *)
 (* the HW and, per release, to the start of the leader's epoch             *)
-(* (KAFKA-7128) and alive (KIP-841).                                        *)
+(* (KAFKA-7128), alive (KIP-841) and fetching in its current             *)
+(* incarnation (KIP-903).                                                  *)
 (*                                                                         *)
 (* Synchronous releases (ZooKeeper): the leader's conditional write of the *)
 (* ISR succeeds only if it is the controller's current leader, and then    *)
@@ -697,7 +773,8 @@ ChangeIsr(l, s) ==
     IF Rel.asyncIsr
     THEN /\ pendingIsr' = [pendingIsr EXCEPT ![l] = s]
          /\ alterPartition' = [alterPartition EXCEPT ![l] =
-                                 AlterPartitionReq(l, leaderEpoch[l], partitionEpoch[l], s)]
+                                 AlterPartitionReq(l, leaderEpoch[l], partitionEpoch[l], s,
+                                     [x \in Replicas |-> IF x \in s THEN followerBrokerEpoch[l][x] ELSE -1])]
          \* The maximal ISR is the larger of the two: a shrink is not in
          \* effect yet, and adding a member cannot raise the HW.
          /\ UNCHANGED <<isr, hw, ctrlIsr, acked, committed>>
@@ -710,44 +787,50 @@ ShrinkIsr(l, f) ==
     /\ MayChangeIsr(l)
     /\ f \in isr[l] \ {l}
     /\ ChangeIsr(l, isr[l] \ {f})
-    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState, produceEpoch,
-                   partitionEpoch, ctrlLeader, ctrlEpoch, ctrlPartitionEpoch, controllerQueue,
-                   inflight, nextId, crashes>>
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, followerBrokerEpoch, fetchState, produceEpoch,
+                   partitionEpoch, ctrlLeader, ctrlEpoch, ctrlPartitionEpoch, ctrlElr,
+                   brokerEpoch, ctrlLastKnownElr, controllerQueue, inflight, nextId, crashes>>
 
 ExpandIsr(l, f) ==
     /\ MayChangeIsr(l)
     /\ f \in Replicas \ isr[l]
     /\ Rel.expandLiveOnly => Up(f)
+    /\ Rel.isrBrokerEpochs => followerBrokerEpoch[l][f] = brokerEpoch[f]
     /\ followerLeo[l][f] >= hw[l]
     /\ Rel.expandNeedsEpochStart => followerLeo[l][f] >= EpochStart(l)
     /\ ChangeIsr(l, isr[l] \cup {f})
-    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState, produceEpoch,
-                   partitionEpoch, ctrlLeader, ctrlEpoch, ctrlPartitionEpoch, controllerQueue,
-                   inflight, nextId, crashes>>
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, followerBrokerEpoch, fetchState, produceEpoch,
+                   partitionEpoch, ctrlLeader, ctrlEpoch, ctrlPartitionEpoch, ctrlElr,
+                   brokerEpoch, ctrlLastKnownElr, controllerQueue, inflight, nextId, crashes>>
 
 (* The controller decides an AlterPartition (KafkaController /             *)
 (* ReplicationControlManager): fenced unless l is its leader in the        *)
 (* request's leader epoch; rejected when the partition epoch is stale, or  *)
-(* when the new ISR adds a broker that is not alive (KIP-841).  A commit   *)
-(* bumps the partition epoch.  An error response carries only the error   *)
-(* (its epochs are 0, its ISR empty: the fields' defaults in Kafka's      *)
-(* AlterPartitionResponse).                                                *)
+(* when the new ISR adds a broker that is not alive (KIP-841) or, with    *)
+(* KIP-903, gives it a broker epoch not of its current registration.  A   *)
+(* commit bumps the partition epoch, and with ELR moves the replicas it    *)
+(* takes out of an ISR below min.insync.replicas to the ELR: the           *)
+(* controller refuses no shrink (the leader's HW gate keeps it safe).  An  *)
+(* error response carries only the error (its epochs are 0, its ISR       *)
+(* empty: the fields' defaults in Kafka's AlterPartitionResponse).         *)
 HandleAlterPartition(l) ==
     /\ alterPartition[l].type = "AlterPartition"
     /\ LET m   == alterPartition[l]
            err == IF ctrlLeader # l \/ m.leaderEpoch # ctrlEpoch THEN "FENCED_LEADER_EPOCH"
                   ELSE IF m.partitionEpoch # ctrlPartitionEpoch THEN "INVALID_UPDATE_VERSION"
-                  ELSE IF \E x \in m.isr \ ctrlIsr : ~Up(x) THEN "INELIGIBLE_REPLICA"
+                  ELSE IF \E x \in m.isr \ ctrlIsr :
+                             ~Up(x) \/ m.brokerEpochs[x] \notin {-1, brokerEpoch[x]} THEN "INELIGIBLE_REPLICA"
                   ELSE "NONE"
        IN  IF err = "NONE"
            THEN /\ ctrlIsr' = m.isr
+                /\ ctrlElr' = ElrAfter(ctrlIsr, m.isr, ctrlElr)
                 /\ ctrlPartitionEpoch' = ctrlPartitionEpoch + 1
                 /\ alterPartition' = [alterPartition EXCEPT ![l] =
                        AlterPartitionResp("NONE", m.leaderEpoch, ctrlPartitionEpoch + 1, m.isr)]
            ELSE /\ alterPartition' = [alterPartition EXCEPT ![l] =
                        AlterPartitionResp(err, 0, 0, {})]
-                /\ UNCHANGED <<ctrlIsr, ctrlPartitionEpoch>>
-    /\ UNCHANGED <<durable, volatile, ctrlLeader, ctrlEpoch, controllerQueue, inflight, ghost>>
+                /\ UNCHANGED <<ctrlIsr, ctrlPartitionEpoch, ctrlElr>>
+    /\ UNCHANGED <<durable, volatile, ctrlLeader, ctrlEpoch, brokerEpoch, ctrlLastKnownElr, controllerQueue, inflight, ghost>>
 
 (* The leader applies the controller's answer to its pending proposal (one *)
 (* slot: a response with a proposal pending answers that proposal, as     *)
@@ -770,7 +853,7 @@ HandleAlterPartitionResponse(l) ==
                         IF m.error = "INELIGIBLE_REPLICA" THEN {} ELSE pendingIsr[l]]
                  /\ UNCHANGED <<isr, partitionEpoch, hw, acked, committed>>
        ELSE UNCHANGED <<isr, partitionEpoch, pendingIsr, hw, acked, committed>>
-    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, fetchState, produceEpoch,
+    /\ UNCHANGED <<durable, role, leaderEpoch, leader, followerLeo, followerBrokerEpoch, fetchState, produceEpoch,
                    ctrl, controllerQueue, inflight, nextId, crashes>>
 
 -----------------------------------------------------------------------------
@@ -803,6 +886,12 @@ AfterCrash(r, f) ==
 (* offline: if r was its leader, the partition has no leader until an      *)
 (* election; under asynchronous ISR changes (KRaft) it fences r and takes  *)
 (* it out of the ISR, bumping the partition epoch, and tells the leader.   *)
+(* With ELR the fence takes out a leader too and may empty the ISR         *)
+(* (ReplicationControlManager.handleBrokerFenced, PartitionChangeBuilder: *)
+(* "If ELR is enabled, the ISR is allowed to be empty"); below             *)
+(* min.insync.replicas r joins the ELR, and an emptied ISR records r as    *)
+(* the last known leader (the controller elects at once, so the last ISR   *)
+(* member is the leader when the ISR empties; the spec elects later).      *)
 Crash(r, keep) ==
     /\ Up(r)
     /\ crashes < MaxCrashes
@@ -814,6 +903,7 @@ Crash(r, keep) ==
     /\ hw' = [hw EXCEPT ![r] = 0]
     /\ isr' = [isr EXCEPT ![r] = {}]
     /\ followerLeo' = [followerLeo EXCEPT ![r] = NoViews]
+    /\ followerBrokerEpoch' = [followerBrokerEpoch EXCEPT ![r] = NoViews]
     /\ fetchState' = [fetchState EXCEPT ![r] = "None"]
     /\ produceEpoch' = [produceEpoch EXCEPT ![r] = -1]
     /\ partitionEpoch' = [partitionEpoch EXCEPT ![r] = -1]
@@ -821,17 +911,21 @@ Crash(r, keep) ==
     /\ inflight' = [f \in Replicas |-> AfterCrash(r, f)]
     /\ alterPartition' = [alterPartition EXCEPT ![r] = NoMsg]
     /\ crashes' = crashes + 1
-    /\ LET fence == Rel.asyncIsr /\ ctrlLeader \notin {r, None} /\ r \in ctrlIsr
+    /\ LET fence == IF Rel.elr THEN r \in ctrlIsr
+                    ELSE Rel.asyncIsr /\ ctrlLeader \notin {r, None} /\ r \in ctrlIsr
            s     == ctrlIsr \ {r}
            pe    == ctrlPartitionEpoch + 1
-       IN  /\ ctrlLeader' = IF ctrlLeader = r THEN None ELSE ctrlLeader
+           l     == IF ctrlLeader = r THEN None ELSE ctrlLeader
+       IN  /\ ctrlLeader' = l
            /\ ctrlIsr' = IF fence THEN s ELSE ctrlIsr
            /\ ctrlPartitionEpoch' = IF fence THEN pe ELSE ctrlPartitionEpoch
+           /\ ctrlElr' = IF fence THEN ElrAfter(ctrlIsr, s, ctrlElr) ELSE ctrlElr
+           /\ ctrlLastKnownElr' = IF fence /\ s = {} THEN {r} ELSE ctrlLastKnownElr
            /\ controllerQueue' = [x \in Replicas |->
                  IF x = r THEN <<>>
-                 ELSE IF fence /\ Up(x) THEN Append(controllerQueue[x], LeaderAndIsrMsg(ctrlLeader, ctrlEpoch, s, pe))
+                 ELSE IF fence /\ l # None /\ Up(x) THEN Append(controllerQueue[x], LeaderAndIsrMsg(l, ctrlEpoch, s, pe))
                  ELSE controllerQueue[x]]
-    /\ UNCHANGED <<epochCache, hwCheckpoint, ctrlEpoch, nextId, acked, committed>>
+    /\ UNCHANGED <<epochCache, hwCheckpoint, ctrlEpoch, brokerEpoch, nextId, acked, committed>>
 
 (* Restart: HW = min(checkpoint, LEO) and the epoch cache is truncated to  *)
 (* the LEO (log recovery).  No truncation to HW here, even under           *)
@@ -839,18 +933,29 @@ Crash(r, keep) ==
 (* restarted broker reaches through LeaderAndIsr.  The controller sends    *)
 (* the current LeaderAndIsr when the partition has a leader (a live one:   *)
 (* a leader that dies is unset at once); otherwise it waits for an         *)
-(* election.                                                                *)
+(* election.  With ELR the broker registers after an unclean shutdown     *)
+(* (a crash writes no clean-shutdown file) and leaves the ELR              *)
+(* (ReplicationControlManager.handleBrokerUncleanShutdown), a partition   *)
+(* change that bumps the partition epoch and reaches the live brokers.    *)
+(* It stays the last known leader (only the ELR filters unclean brokers). *)
 Restart(r) ==
     /\ role[r] = "Offline"
     /\ hw' = [hw EXCEPT ![r] = Min(hwCheckpoint[r], LEO(r))]
     /\ epochCache' = [epochCache EXCEPT ![r] = TruncateFromEnd(epochCache[r], LEO(r))]
     /\ role' = [role EXCEPT ![r] = "Starting"]
-    /\ controllerQueue' = [controllerQueue EXCEPT ![r] =
-                             IF ctrlLeader # None
-                             THEN <<LeaderAndIsrMsg(ctrlLeader, ctrlEpoch, ctrlIsr, ctrlPartitionEpoch)>>
-                             ELSE <<>>]
-    /\ UNCHANGED <<log, hwCheckpoint, leaderEpoch, leader, isr, followerLeo, fetchState,
-                   produceEpoch, partitionEpoch, pendingIsr, ctrl, inflight, alterPartition, ghost>>
+    /\ brokerEpoch' = IF Rel.isrBrokerEpochs THEN [brokerEpoch EXCEPT ![r] = @ + 1] ELSE brokerEpoch
+    /\ LET leaves == r \in ctrlElr
+           pe     == IF leaves THEN ctrlPartitionEpoch + 1 ELSE ctrlPartitionEpoch
+           m      == LeaderAndIsrMsg(ctrlLeader, ctrlEpoch, ctrlIsr, pe)
+       IN  /\ ctrlElr' = ctrlElr \ {r}
+           /\ ctrlPartitionEpoch' = pe
+           /\ controllerQueue' = [x \in Replicas |->
+                 IF x = r THEN (IF ctrlLeader # None THEN <<m>> ELSE <<>>)
+                 ELSE IF leaves /\ ctrlLeader # None /\ Up(x) THEN Append(controllerQueue[x], m)
+                 ELSE controllerQueue[x]]
+    /\ UNCHANGED <<log, hwCheckpoint, leaderEpoch, leader, isr, followerLeo, followerBrokerEpoch, fetchState,
+                   produceEpoch, partitionEpoch, pendingIsr, ctrlLeader, ctrlEpoch, ctrlIsr,
+                   ctrlLastKnownElr, inflight, alterPartition, ghost>>
 
 (* A lossy network may drop a fetcher's request or response (the fetcher   *)
 (* times out and retries); not a leader's read, which is inside the        *)
@@ -927,6 +1032,7 @@ TypeOK ==
     /\ hw \in [Replicas -> Offsets]
     /\ isr \in [Replicas -> SUBSET Replicas]
     /\ followerLeo \in [Replicas -> [Replicas -> Offsets \cup {-1}]]
+    /\ followerBrokerEpoch \in [Replicas -> [Replicas -> (0..MaxCrashes) \cup {-1}]]
     /\ fetchState \in [Replicas -> {"None", "Truncating", "Fetching"}]
     /\ produceEpoch \in [Replicas -> Epochs \cup {-1}]
     /\ partitionEpoch \in [Replicas -> Nat \cup {-1}]
@@ -935,6 +1041,9 @@ TypeOK ==
     /\ ctrlEpoch \in Epochs \cup {-1}
     /\ ctrlIsr \in SUBSET Replicas
     /\ ctrlPartitionEpoch \in Nat \cup {-1}
+    /\ ctrlElr \in SUBSET Replicas
+    /\ brokerEpoch \in [Replicas -> 0..MaxCrashes]
+    /\ ctrlLastKnownElr \in SUBSET Replicas /\ Cardinality(ctrlLastKnownElr) <= 1
     /\ \A r \in Replicas : \A i \in 1..Len(controllerQueue[r]) :
            LET m == controllerQueue[r][i]
            IN  m.type = "LeaderAndIsr" /\ m.leader \in Replicas /\ m.epoch \in Epochs /\ m.isr \subseteq Replicas
@@ -1026,6 +1135,33 @@ StrongIsr == \A c \in committed : \A r \in ctrlIsr : HasRecord(r, c)
 (* controller's leader).                                                    *)
 NoCommittedLossAnywhere == \A c \in committed : \E r \in Replicas : HasRecord(r, c)
 
+(* Eligible Leader Replicas (KIP-966), Vanlightly's kip_966_properties.tla *)
+(* stated over this spec's variables.  ElrWellFormed                        *)
+(* (ValidControllerIsrAndElr): the ELR is outside the ISR and empty while  *)
+(* the ISR is at or above min.insync.replicas; the last known leader is    *)
+(* recorded exactly while the ISR is empty; without ELR both stay empty.   *)
+ElrWellFormed ==
+    /\ ctrlElr \cap ctrlIsr = {}
+    /\ Cardinality(ctrlIsr) >= EffMinIsr => ctrlElr = {}
+    /\ (ctrlLastKnownElr # {}) <=> (ctrlIsr = {})
+    /\ ~Rel.elr => ctrlElr = {} /\ ctrlLastKnownElr = {}
+
+(* Leader candidate completeness over the ELR (the ELR half of Vanlightly's *)
+(* LeaderCandidateCompletenessProperty; StrongIsr is the ISR half): every  *)
+(* live ELR member holds every committed record, so an ELR election loses  *)
+(* none.  A member that crashed may have lost some; it leaves the ELR when *)
+(* it restarts.                                                             *)
+ElrComplete == \A c \in committed : \A r \in ctrlElr : Up(r) => HasRecord(r, c)
+
+(* Vanlightly's ReplicationQuorumSupersetProperty: the controller's current *)
+(* leader, while its ISR is at or above min.insync.replicas, waits with    *)
+(* its HW for every ISR and ELR member (its maximal ISR holds them), so    *)
+(* what it commits is on every replica a clean or ELR election may pick.  *)
+ElrInMaximalIsr ==
+    \A l \in Replicas :
+        (role[l] = "Leader" /\ leaderEpoch[l] = ctrlEpoch /\ Cardinality(isr[l]) >= EffMinIsr)
+            => ctrlIsr \cup ctrlElr \subseteq MaximalIsr(l)
+
 -----------------------------------------------------------------------------
 (* Reachability witnesses: each is expected to be VIOLATED, and the         *)
 (* violating trace is the witness that the situation is reachable, so the  *)
@@ -1065,6 +1201,12 @@ NoCommittedTruncation ==
     \A f \in Replicas : \A c \in committed :
         (role'[f] = "Follower" /\ HasRecord(f, c)) => HasRecord(f, c)'
 NeverTruncatesCommitted == [][NoCommittedTruncation]_vars
+(* The controller elects an ELR member (the ISR is empty). *)
+NeverElrElection == [][\A r \in Replicas :
+    ~(ElrElectable(r) /\ ctrlLeader' = r /\ ctrlEpoch' > ctrlEpoch)]_vars
+(* The controller elects the last known leader (ISR and ELR empty). *)
+NeverLastKnownLeaderElection == [][\A r \in Replicas :
+    ~(LastKnownElectable(r) /\ ctrlLeader' = r /\ ctrlEpoch' > ctrlEpoch)]_vars
 (* An action property: no live replica's log ever gets shorter. *)
 NoTruncation == \A r \in Replicas : role'[r] # "Offline" => Len(log'[r]) >= Len(log[r])
 NeverTruncates == [][NoTruncation]_vars

@@ -127,7 +127,7 @@ AlterPartitionResolves ==
 Eligible ==
     /\ ctrlLeader = None
     /\ ctrlEpoch < MaxEpoch
-    /\ \E r \in Replicas : Up(r) /\ (r \in ctrlIsr \/ (UncleanLeaderElectionEnable /\ \A x \in ctrlIsr : ~Up(x)))
+    /\ \E r \in Replicas : Up(r) /\ (Electable(r) \/ UncleanElectable(r))
 
 LeaderElected == FaultsStop => (Eligible ~> (ctrlLeader # None \/ ~Eligible))
 

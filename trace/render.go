@@ -49,9 +49,13 @@ func RenderStep(w io.Writer, cfg *model.Config, i int, st Step, prev *model.Stat
 	if cfg.Rel().AsyncIsr {
 		pe = fmt.Sprintf(" pe%d", s.CtrlPartitionEpoch)
 	}
+	elr := ""
+	if cfg.Rel().Elr {
+		elr = fmt.Sprintf(" elr{%s} lastKnownElr{%s}", replicas(s.CtrlElr), replicas(s.CtrlLastKnownElr))
+	}
 	head := fmt.Sprintf("%3d %-44s ", i, act)
-	fmt.Fprint(w, columns.Wrap(head, fmt.Sprintf("ctrl %s e%d%s isr{%s} next=%d crashes=%d acked%s committed%s",
-		s.CtrlLeader, s.CtrlEpoch, pe, replicas(s.CtrlIsr), s.NextId, s.Crashes, offsetIDs(s.Acked), offsetIDs(s.Committed)),
+	fmt.Fprint(w, columns.Wrap(head, fmt.Sprintf("ctrl %s e%d%s isr{%s}%s next=%d crashes=%d acked%s committed%s",
+		s.CtrlLeader, s.CtrlEpoch, pe, replicas(s.CtrlIsr), elr, s.NextId, s.Crashes, offsetIDs(s.Acked), offsetIDs(s.Committed)),
 		columns.Max, strings.Repeat(" ", len(head))))
 	for r, name := range cfg.Replicas {
 		mark := " "

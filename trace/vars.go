@@ -87,6 +87,8 @@ func VarsToValues(cfg *model.Config, s model.State, sp Spelling) map[string]any 
 				out[f] = m.PartitionEpoch
 			case "leaderEpoch":
 				out[f] = m.LeaderEpoch
+			case "brokerEpochs":
+				out[f] = fn(func(i int) any { return m.BrokerEpochs[i] })
 			case "lastFetchedEpoch":
 				out[f] = m.LastFetchedEpoch
 			case "orphan":
@@ -117,6 +119,9 @@ func VarsToValues(cfg *model.Config, s model.State, sp Spelling) map[string]any 
 		"followerLeo": fn(func(i int) any {
 			return fn(func(j int) any { return s.FollowerLeo[i][j] })
 		}),
+		"followerBrokerEpoch": fn(func(i int) any {
+			return fn(func(j int) any { return s.FollowerBrokerEpoch[i][j] })
+		}),
 		"fetchState":         fn(func(i int) any { return s.FetchState[i].String() }),
 		"produceEpoch":       fn(func(i int) any { return s.ProduceEpoch[i] }),
 		"partitionEpoch":     fn(func(i int) any { return s.PartitionEpoch[i] }),
@@ -125,6 +130,9 @@ func VarsToValues(cfg *model.Config, s model.State, sp Spelling) map[string]any 
 		"ctrlEpoch":          s.CtrlEpoch,
 		"ctrlIsr":            replicas(s.CtrlIsr),
 		"ctrlPartitionEpoch": s.CtrlPartitionEpoch,
+		"ctrlElr":            replicas(s.CtrlElr),
+		"brokerEpoch":        fn(func(i int) any { return s.BrokerEpoch[i] }),
+		"ctrlLastKnownElr":   replicas(s.CtrlLastKnownElr),
 		"controllerQueue": fn(func(i int) any {
 			out := make([]any, len(s.ControllerQueue[i]))
 			for k, m := range s.ControllerQueue[i] {
@@ -430,6 +438,8 @@ func (d *dec) msg(path string, v any) model.Msg {
 			out.PartitionEpoch = d.int(p, x)
 		case "leaderEpoch":
 			out.LeaderEpoch = d.int(p, x)
+		case "brokerEpochs":
+			out.BrokerEpochs = fn(d, p, x, d.int)
 		case "lastFetchedEpoch":
 			out.LastFetchedEpoch = d.int(p, x)
 		case "orphan":
@@ -528,6 +538,7 @@ func ValuesToState(cfg *model.Config, vars map[string]any) (model.State, error) 
 	s.Hw = fn(d, "hw", vars["hw"], d.nat)
 	s.Isr = fn(d, "isr", vars["isr"], d.replicaSet)
 	s.FollowerLeo = fn(d, "followerLeo", vars["followerLeo"], func(p string, v any) []int { return fn(d, p, v, d.epochOrNone) })
+	s.FollowerBrokerEpoch = fn(d, "followerBrokerEpoch", vars["followerBrokerEpoch"], func(p string, v any) []int { return fn(d, p, v, d.epochOrNone) })
 	s.FetchState = fn(d, "fetchState", vars["fetchState"], func(p string, v any) model.FetchState {
 		f, err := model.ParseFetchState(d.str(p, v))
 		if err != nil && d.err == nil {
@@ -542,6 +553,9 @@ func ValuesToState(cfg *model.Config, vars map[string]any) (model.State, error) 
 	s.CtrlEpoch = d.epochOrNone("ctrlEpoch", vars["ctrlEpoch"])
 	s.CtrlIsr = d.replicaSet("ctrlIsr", vars["ctrlIsr"])
 	s.CtrlPartitionEpoch = d.epochOrNone("ctrlPartitionEpoch", vars["ctrlPartitionEpoch"])
+	s.CtrlElr = d.replicaSet("ctrlElr", vars["ctrlElr"])
+	s.BrokerEpoch = fn(d, "brokerEpoch", vars["brokerEpoch"], d.nat)
+	s.CtrlLastKnownElr = d.replicaSet("ctrlLastKnownElr", vars["ctrlLastKnownElr"])
 	s.ControllerQueue = fn(d, "controllerQueue", vars["controllerQueue"], func(p string, v any) []model.Msg {
 		return seq(d, p, v, d.msg)
 	})

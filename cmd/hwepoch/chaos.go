@@ -118,7 +118,7 @@ func runChaos(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	seeds := fs.Int("seeds", 100, "number of seeds to run")
 	first := fs.Uint64("seed", 1, "first seed")
-	policy := fs.String("policy", "LeaderEpoch", "truncation policy (a Kafka release): HighWatermark (0.10.2), Kip101 (0.11.0), LeaderEpoch (2.1.0) or DivergingEpoch (3.9.0)")
+	policy := fs.String("policy", "LeaderEpoch", "truncation policy (a Kafka release): HighWatermark (0.10.2), Kip101 (0.11.0), LeaderEpoch (2.1.0), DivergingEpoch (3.9.0) or EligibleLeader (4.1.0 with ELR)")
 	brokers := fs.Int("brokers", 3, "brokers (= replication factor)")
 	acks := fs.String("acks", "all", "producer acks: 0, 1 or all")
 	minIsr := fs.Int("min-insync", 2, "min.insync.replicas")
@@ -358,14 +358,15 @@ func minIsrGatesHW(p storage.Policy) bool {
 }
 
 // autoExpectation is -expect auto: holds where the spec promises no loss
-// and no divergence (LeaderEpoch with fencing, acks=all or 0, clean
+// and no divergence (LeaderEpoch, DivergingEpoch or EligibleLeader with
+// fencing, acks=all or 0, clean
 // elections, no unflushed loss); violated where the spec's counterexamples
 // are common (HighWatermark, Kip101, acks=1); any where a violation is
 // possible but rare (LeaderEpoch without fencing, with unclean elections
 // or unflushed loss), so that a campaign that finds none is no failure.
 func autoExpectation(p storage.Policy, a protocol.Acks, fencing, unclean, unflushed bool) string {
 	switch {
-	case (p != storage.LeaderEpoch && p != storage.DivergingEpoch) || a == protocol.AcksLeader:
+	case (p != storage.LeaderEpoch && p != storage.DivergingEpoch && p != storage.EligibleLeader) || a == protocol.AcksLeader:
 		return "violated"
 	case !fencing || unclean || unflushed:
 		return "any"

@@ -60,9 +60,9 @@ names. All of them is a long run: about 1.2 billion distinct states,
 some three hours on a 2-core machine by the recorded runs, nearly all of
 it le-fenced-3-rec2-e2 (990 million states under the inert-message
 reduction, 2 hours, 20 GB of memory and 27 GB of disk); the others
-together are about 180 million states and an hour (de-fenced-3-rec2-e2
-73 million under the reduction, de-fenced-2-e2 30 million,
-le-fenced-3-rec2 21 million); progress goes to stderr every 2 seconds
+together are about 210 million states and under an hour
+(de-fenced-3-rec2-e2 92 million under the reduction, de-fenced-2-e2 40
+million, le-fenced-3-rec2 21 million); progress goes to stderr every 2 seconds
 (-q: none). -ci takes seconds.
 
 Prints a table of verdicts -- expected (manifest), found, distinct

@@ -54,7 +54,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	nRandom := fs.Int("random", 0, "random traces per policy (0: replay traces instead)")
 	nFree := fs.Int("free", 0, "free runs to validate (0: replay traces instead)")
-	policy := fs.String("policy", "", "only this truncation policy: HighWatermark, Kip101, LeaderEpoch or DivergingEpoch (random and free runs)")
+	policy := fs.String("policy", "", "only this truncation policy: HighWatermark, Kip101, LeaderEpoch, DivergingEpoch or EligibleLeader (random and free runs)")
 	seed := fs.Int64("seed", 1, "seed of the random traces and free runs")
 	steps := fs.Int("steps", 25, "longest random trace")
 	regressions := fs.String("regressions", "", "where failing random traces are written (default: traces/regressions)")

@@ -25,7 +25,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	dirFlag := fl.String("dir", "", "directory of the NAME.scenario files (default: traces/scenarios of the enclosing repository)")
 	all := fl.Bool("all", false, "run every scenario in -dir")
-	policy := fl.String("policy", "", "only the cases of this policy (HighWatermark, Kip101, LeaderEpoch, DivergingEpoch)")
+	policy := fl.String("policy", "", "only the cases of this policy (HighWatermark, Kip101, LeaderEpoch, DivergingEpoch, EligibleLeader)")
 	variant := fl.String("variant", "", "only the cases of this variant (e.g. Fencing=TRUE)")
 	svgOut := fl.String("svg", "", "write the timeline of the one selected case to this SVG file")
 	svgDir := fl.String("svgdir", "", "write DIR/NAME-CASE.svg for every selected case")

@@ -54,6 +54,10 @@ type Broker struct {
 	// PeerStarted): the broker's view of which brokers are alive, Kafka's
 	// MetadataCache.getAliveBrokers.
 	peerDown map[int32]bool
+	// peerEpoch holds the broker epoch of each peer's current registration
+	// as the broker last learned it (MetadataCache.getAliveBrokerEpoch;
+	// absent: 0, every broker's first).
+	peerEpoch map[int32]int64
 
 	alterMu      sync.Mutex
 	alterResults map[uint64]protocol.AlterPartitionResponse // stepped mode

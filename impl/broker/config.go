@@ -36,6 +36,11 @@ type Config struct {
 	// MinIsrGatesHW is Kafka >= 3.7's rule that the HW does not advance
 	// while the ISR is below min.insync.replicas.
 	MinIsrGatesHW bool
+	// BrokerEpoch is the broker epoch of this incarnation's registration
+	// with the controller (BrokerRegistrationResponse.brokerEpoch; the
+	// spec's brokerEpoch[r]). Its fetches carry it where the release has
+	// KIP-903's broker epochs (release.Release.IsrBrokerEpochs).
+	BrokerEpoch int64
 
 	// ReplicaLagTimeMax is replica.lag.time.max.ms.
 	ReplicaLagTimeMax time.Duration

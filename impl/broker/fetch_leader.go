@@ -151,7 +151,7 @@ func (b *Broker) completeRead(r *servedRead) {
 		}
 		p.mu.Lock()
 		if p.role == Leader && !stale {
-			p.updateFollowerFetchState(r.req.ReplicaID, part.FetchOffset, part.LogEndOffset, now)
+			p.updateFollowerFetchState(r.req.ReplicaID, r.req.ReplicaEpoch, part.FetchOffset, part.LogEndOffset, now)
 			if !p.b.mutant(MutantHWNotAdvancedOnFetch) { // mutant hook: the fetch does not move the HW
 				p.maybeIncrementLeaderHW()
 			}

@@ -176,7 +176,7 @@ func TestOrphanFetch(t *testing.T) {
 	for _, c := range []struct {
 		p       storage.Policy
 		counted bool
-	}{{storage.LeaderEpoch, true}, {storage.HighWatermark, true}, {storage.DivergingEpoch, false}} {
+	}{{storage.LeaderEpoch, true}, {storage.HighWatermark, true}, {storage.DivergingEpoch, false}, {storage.EligibleLeader, false}} {
 		t.Run(string(c.p), func(t *testing.T) {
 			h := newHarness(t, func(cfg *Config) { cfg.Policy = c.p })
 			h.leaderAndIsr(me, 0, 1, 2)
@@ -214,7 +214,7 @@ func TestOrphanFetch(t *testing.T) {
 	for _, c := range []struct {
 		p       storage.Policy
 		counted bool
-	}{{storage.Kip101, true}, {storage.DivergingEpoch, false}} {
+	}{{storage.Kip101, true}, {storage.DivergingEpoch, false}, {storage.EligibleLeader, false}} {
 		h := newHarness(t, func(cfg *Config) { cfg.Policy = c.p })
 		h.leaderAndIsr(me, 0, 1, 2)
 		h.produce(protocol.AcksLeader, 1)
@@ -238,7 +238,7 @@ func TestExpandIsrPerRelease(t *testing.T) {
 	for _, c := range []struct {
 		p        storage.Policy
 		liveOnly bool
-	}{{storage.LeaderEpoch, false}, {storage.DivergingEpoch, true}} {
+	}{{storage.LeaderEpoch, false}, {storage.DivergingEpoch, true}, {storage.EligibleLeader, true}} {
 		h := newHarness(t, func(cfg *Config) { cfg.Policy = c.p })
 		h.leaderAndIsr(me, 0, 1)
 		h.produce(protocol.AcksLeader, 1)

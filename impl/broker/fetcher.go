@@ -190,7 +190,7 @@ func (f *fetcherThread) send(kind FetchState, only *protocol.TopicPartition) err
 		return errNothingToSend
 	}
 	hdr := protocol.Header{CorrelationID: corr, Lamport: b.clock.Tick()}
-	var payload any = protocol.FetchRequest{Header: hdr, ReplicaID: me, Partitions: fetchParts}
+	var payload any = protocol.FetchRequest{Header: hdr, ReplicaID: me, ReplicaEpoch: b.fetchReplicaEpoch(), Partitions: fetchParts}
 	if kind == Truncating {
 		payload = protocol.OffsetsForLeaderEpochRequest{Header: hdr, ReplicaID: me, Partitions: offsetParts}
 	}

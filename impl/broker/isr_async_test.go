@@ -72,6 +72,9 @@ func TestAlterPartitionAnswers(t *testing.T) {
 		{storage.DivergingEpoch, protocol.IneligibleReplica, false},
 		{storage.DivergingEpoch, protocol.FencedLeaderEpoch, true},
 		{storage.DivergingEpoch, protocol.InvalidUpdateVersion, true},
+		{storage.EligibleLeader, protocol.IneligibleReplica, false},
+		{storage.EligibleLeader, protocol.FencedLeaderEpoch, true},
+		{storage.EligibleLeader, protocol.InvalidUpdateVersion, true},
 		{storage.LeaderEpoch, protocol.InvalidUpdateVersion, false},
 		{storage.LeaderEpoch, protocol.FencedLeaderEpoch, false},
 	} {

@@ -3,6 +3,7 @@ package broker
 import (
 	"slices"
 
+	"github.com/hwepoch/hwepoch/impl/controller"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
@@ -152,6 +153,33 @@ const (
 	// recovery point to the new end (storage.MutantTruncateKeepsRecoveryPoint,
 	// which the broker passes to its logs).
 	MutantTruncateKeepsRecoveryPoint Mutant = Mutant(storage.MutantTruncateKeepsRecoveryPoint)
+	// MutantExpandStaleBrokerEpoch: the leader proposes a follower for the
+	// ISR whose counted fetch carried the broker epoch of an earlier
+	// incarnation (KIP-903's leader check off: 3.9's
+	// Partition.isReplicaIsrEligible -> isBrokerEpochIsrEligible).
+	MutantExpandStaleBrokerEpoch Mutant = "expand-stale-broker-epoch"
+)
+
+// The controller's seeded bugs (controller.CheckMutants, which the cluster
+// passes to its controller): 4.1's Eligible Leader Replicas (KIP-966) and
+// KIP-903's controller check. See the controller's constants.
+const (
+	// MutantElrKeepsRestarted: a restarting broker stays in the ELR (no
+	// unclean-shutdown removal).
+	MutantElrKeepsRestarted Mutant = Mutant(controller.MutantElrKeepsRestarted)
+	// MutantElrNotFilled: the ELR is not filled when the ISR shrinks below
+	// min.insync.replicas.
+	MutantElrNotFilled Mutant = Mutant(controller.MutantElrNotFilled)
+	// MutantElrIgnoredInElection: no election picks an ELR member.
+	MutantElrIgnoredInElection Mutant = Mutant(controller.MutantElrIgnoredInElection)
+	// MutantElrLeaderWithIsr: an ELR member may lead while the ISR is not
+	// empty.
+	MutantElrLeaderWithIsr Mutant = Mutant(controller.MutantElrLeaderWithIsr)
+	// MutantNoLastKnownLeader: the last known leader is never elected.
+	MutantNoLastKnownLeader Mutant = Mutant(controller.MutantNoLastKnownLeader)
+	// MutantIgnoresBrokerEpochs: the controller ignores the broker epochs
+	// of AlterPartition (KIP-903's controller check off).
+	MutantIgnoresBrokerEpochs Mutant = Mutant(controller.MutantIgnoresBrokerEpochs)
 )
 
 // The liveness mutants (issue 22): each leaves every step the
@@ -226,6 +254,8 @@ var Mutants = []Mutant{MutantTruncateToHW, MutantNoKip279Loop, MutantNoFencing, 
 	MutantReelectionFailsProduce, MutantDropOrphanFetch, MutantExpandDeadFollower, MutantUndefinedToHW,
 	MutantRestartOnEpochBump, MutantLeaderEntryAtElection, MutantSkipDeadLeader, MutantHWGateOverMaximalIsr,
 	MutantProduceGateOverMaximalIsr, MutantTruncateKeepsRecoveryPoint,
+	MutantExpandStaleBrokerEpoch, MutantIgnoresBrokerEpochs, MutantElrKeepsRestarted, MutantElrNotFilled,
+	MutantElrIgnoredInElection, MutantElrLeaderWithIsr, MutantNoLastKnownLeader,
 	MutantFetcherStopsAfterLoss, MutantHWNotAdvancedOnFetch, MutantControllerDropsAlterPartition, MutantTruncationLoopStuck}
 
 // staleFetchServed is the release's StaleFetchServed, unless the

@@ -70,6 +70,10 @@ type remoteReplica struct {
 	// leo is the fetch offset of the follower's last fetch in this epoch,
 	// -1 unknown (UnifiedLog.UnknownOffset after resetReplicaState).
 	leo int64
+	// brokerEpoch is the broker epoch that fetch carried (ReplicaState's
+	// brokerEpoch, KIP-903; the spec's followerBrokerEpoch), -1 unknown or
+	// where the release has none.
+	brokerEpoch int64
 	// Kafka's lastCaughtUpTimeMs bookkeeping (Replica.updateFetchState).
 	lastCaughtUpTime   time.Time
 	lastFetchLeaderLEO int64
@@ -111,7 +115,7 @@ func (p *Partition) resetRemotes(now time.Time, isr []int32) {
 		if r == p.b.cfg.BrokerID {
 			continue
 		}
-		rr := &remoteReplica{leo: -1, lastFetchLeaderLEO: -1}
+		rr := &remoteReplica{leo: -1, brokerEpoch: -1, lastFetchLeaderLEO: -1}
 		if slices.Contains(isr, r) {
 			// An in-sync follower starts caught up now, so it is not
 			// shrunk before it has had a chance to fetch.
@@ -142,7 +146,7 @@ func (p *Partition) restartLagClocks(now time.Time, leo int64, isr []int32) {
 func (p *Partition) remote(r int32) *remoteReplica {
 	rr, ok := p.remotes[r]
 	if !ok {
-		rr = &remoteReplica{leo: -1, lastFetchLeaderLEO: -1}
+		rr = &remoteReplica{leo: -1, brokerEpoch: -1, lastFetchLeaderLEO: -1}
 		p.remotes[r] = rr
 	}
 	return rr
@@ -179,19 +183,20 @@ func (p *Partition) State() PartitionState {
 
 func (p *Partition) stateLocked() PartitionState {
 	s := PartitionState{
-		Topic:          p.tp.Topic,
-		Partition:      p.tp.Partition,
-		Role:           p.role,
-		HW:             p.hw,
-		HWCheckpoint:   p.hwCheckpoint,
-		LeaderEpoch:    p.epoch,
-		Leader:         p.leader,
-		PartitionEpoch: p.partitionEpoch,
-		ProduceEpoch:   p.produceEpoch,
-		FollowerLEO:    map[int32]int64{},
-		FetchState:     p.reportedFetchState(),
-		FetchInFlight:  p.fetchSlot,
-		Isr:            []int32{},
+		Topic:               p.tp.Topic,
+		Partition:           p.tp.Partition,
+		Role:                p.role,
+		HW:                  p.hw,
+		HWCheckpoint:        p.hwCheckpoint,
+		LeaderEpoch:         p.epoch,
+		Leader:              p.leader,
+		PartitionEpoch:      p.partitionEpoch,
+		ProduceEpoch:        p.produceEpoch,
+		FollowerLEO:         map[int32]int64{},
+		FollowerBrokerEpoch: map[int32]int64{},
+		FetchState:          p.reportedFetchState(),
+		FetchInFlight:       p.fetchSlot,
+		Isr:                 []int32{},
 	}
 	if snap, err := p.log.Snapshot(); err == nil {
 		s.LEO, s.RecoveryPoint = snap.LEO, snap.RecoveryPoint
@@ -206,11 +211,13 @@ func (p *Partition) stateLocked() PartitionState {
 	}
 	for _, r := range p.replicas {
 		s.FollowerLEO[r] = -1
+		s.FollowerBrokerEpoch[r] = -1
 	}
 	if p.role == Leader {
 		s.Isr = slices.Clone(p.isr)
 		for r, rr := range p.remotes {
 			s.FollowerLEO[r] = rr.leo
+			s.FollowerBrokerEpoch[r] = rr.brokerEpoch
 		}
 		if p.pendingIsr != nil {
 			s.PendingIsr = slices.Clone(p.pendingIsr.req.NewIsr)

@@ -41,7 +41,10 @@ type pendingIsrChange struct {
 // past the HW; from 2.1 also past the start of the leader's epoch
 // (KAFKA-7128: a follower that has not fetched anything of this epoch
 // could still hold another epoch's records there); from 3.3 it must be
-// alive (KIP-841's isReplicaIsrEligible).
+// alive (KIP-841's isReplicaIsrEligible), and from 3.5 (KIP-903) the
+// fetch that made it so must be of its current incarnation: the broker
+// epoch the fetch carried is the one of its current registration
+// (isBrokerEpochIsrEligible).
 func (p *Partition) isFollowerInSync(f int32) bool {
 	rel := p.b.rel
 	rr, ok := p.remotes[f]
@@ -49,6 +52,9 @@ func (p *Partition) isFollowerInSync(f int32) bool {
 		return false
 	}
 	if rel.ExpandLiveOnly && !p.b.brokerAlive(f) && !p.b.mutant(MutantExpandDeadFollower) { // mutant hook: no KIP-841 check
+		return false
+	}
+	if rel.IsrBrokerEpochs && rr.brokerEpoch != p.b.brokerEpochOf(f) && !p.b.mutant(MutantExpandStaleBrokerEpoch) { // mutant hook: no KIP-903 check
 		return false
 	}
 	if p.b.mutant(MutantNoEpochStartCheck) { // mutant hook: no KAFKA-7128 check
@@ -102,6 +108,20 @@ func (p *Partition) prepareIsrChange(kind isrChangeKind, f int32, corr uint64, n
 		PartitionEpoch: p.partitionEpoch,
 		NewIsr:         isr,
 		Proposal:       corr,
+	}
+	if p.b.rel.IsrBrokerEpochs {
+		// KIP-903's NewIsrWithEpochs: each follower's broker epoch as its
+		// last counted fetch gave it, -1 if none (the spec's
+		// followerBrokerEpoch[l]; for the leader itself too, which Kafka
+		// gives its own epoch and the controller then checks against a
+		// registration it has not changed).
+		req.NewIsrBrokerEpochs = make([]int64, len(isr))
+		for i, x := range isr {
+			req.NewIsrBrokerEpochs[i] = -1
+			if rr, ok := p.remotes[x]; ok && x != me {
+				req.NewIsrBrokerEpochs[i] = rr.brokerEpoch
+			}
+		}
 	}
 	p.pendingIsr = &pendingIsrChange{kind: kind, replica: f, req: req, deadline: now.Add(p.b.cfg.RequestTimeout)}
 	p.alterInFlight, p.alterDeadline = corr, now.Add(p.b.cfg.RequestTimeout)

@@ -221,8 +221,9 @@ func (p *Partition) readAsLeader(replicaID int32, fp protocol.FetchPartition) (p
 // updateFollowerFetchState is Replica.updateFetchState: the fetch offset is
 // the follower's LEO as the leader sees it, and the follower counts as
 // caught up if it asked for the LEO, or for at least what the LEO was at its
-// previous fetch.
-func (p *Partition) updateFollowerFetchState(f int32, fetchOffset, leaderLEO int64, now time.Time) {
+// previous fetch. Under KIP-903 the leader also keeps the broker epoch the
+// fetch carried (ReplicaState.brokerEpoch), -1 otherwise.
+func (p *Partition) updateFollowerFetchState(f int32, brokerEpoch, fetchOffset, leaderLEO int64, now time.Time) {
 	rr := p.remote(f)
 	if p.b.mutant(MutantLagFromLastFetch) { // mutant hook: any fetch counts as caught up
 		rr.lastCaughtUpTime = maxTime(rr.lastCaughtUpTime, now)
@@ -239,6 +240,10 @@ func (p *Partition) updateFollowerFetchState(f int32, fetchOffset, leaderLEO int
 	rr.lastFetchLeaderLEO = leaderLEO
 	rr.lastFetchTime = now
 	rr.leo = fetchOffset
+	rr.brokerEpoch = -1
+	if p.b.rel.IsrBrokerEpochs {
+		rr.brokerEpoch = brokerEpoch
+	}
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -21,6 +21,7 @@ func TestSameLeaderEpochBumpPerRelease(t *testing.T) {
 		{storage.Kip101, 3, Fetching},           // still fetching after its round trip
 		{storage.LeaderEpoch, 3, Truncating},    // every new epoch restarts the phase
 		{storage.DivergingEpoch, 3, Truncating}, // restarted: fetching at once, reported Truncating until a fetch is answered without divergence
+		{storage.EligibleLeader, 3, Truncating}, // 4.1's brokers are 3.9's
 	} {
 		t.Run(string(c.p), func(t *testing.T) {
 			h := followerWithLog(t, c.p, 3, 1, 1)
@@ -78,7 +79,7 @@ func TestLeaderAndIsrNamingADeadLeaderIsApplied(t *testing.T) {
 	if st := h.state(); st.Role != Follower || st.LeaderEpoch != 1 || st.Leader != 2 {
 		t.Fatalf("did not step down to follow broker 2, which died: %+v", st)
 	}
-	h.b.PeerStarted(2)
+	h.b.PeerStarted(2, 1)
 	h.leaderAndIsr(2, 2, 2, 1)
 	if st := h.state(); st.Role != Follower || st.LeaderEpoch != 2 || st.Leader != 2 {
 		t.Fatalf("did not follow live broker 2: %+v", st)
@@ -133,6 +134,7 @@ func TestLeaderEntryPerRelease(t *testing.T) {
 		{storage.Kip101, nil, []EpochEntry{{0, 0}}},
 		{storage.LeaderEpoch, []EpochEntry{{0, 0}}, []EpochEntry{{0, 0}}},
 		{storage.DivergingEpoch, []EpochEntry{{0, 0}}, []EpochEntry{{0, 0}}},
+		{storage.EligibleLeader, []EpochEntry{{0, 0}}, []EpochEntry{{0, 0}}},
 	} {
 		h := newHarness(t, func(cfg *Config) { cfg.Policy = c.p })
 		h.leaderAndIsr(me, 0, 1, 2)

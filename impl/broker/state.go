@@ -65,6 +65,11 @@ type PartitionState struct {
 	// (the fetch offset of its last fetch in this epoch), -1 unknown; every
 	// replica of the partition has an entry (all -1 on non-leaders).
 	FollowerLEO map[int32]int64
+	// FollowerBrokerEpoch is followerBrokerEpoch[r]: a leader's view of
+	// each replica's broker epoch, that of its last fetch counted (KIP-903),
+	// -1 unknown, where the release has none, and on a replica that does
+	// not lead.
+	FollowerBrokerEpoch map[int32]int64
 	// FetchState is fetchState[r].
 	FetchState FetchState
 	// FetchInFlight is the correlation id of the fetcher request that holds

@@ -101,13 +101,43 @@ func (b *Broker) ConnectionLost(peer int32, stamp uint64) {
 	}
 }
 
-// PeerStarted tells the broker that peer is alive again (the
-// UpdateMetadata a controller sends when a broker registers): a
-// LeaderAndIsr naming it leader is applied again.
-func (b *Broker) PeerStarted(peer int32) {
+// PeerStarted tells the broker that peer is alive again, registered with
+// broker epoch brokerEpoch (the metadata a controller publishes when a
+// broker registers): a LeaderAndIsr naming it leader is applied again,
+// and under KIP-903 only a fetch of that incarnation makes it eligible for
+// the ISR.
+func (b *Broker) PeerStarted(peer int32, brokerEpoch int64) {
 	b.peerMu.Lock()
 	defer b.peerMu.Unlock()
 	delete(b.peerDown, peer)
+	b.setPeerEpochLocked(peer, brokerEpoch)
+}
+
+// PeerBrokerEpoch tells the broker the broker epoch of peer's current
+// registration (what a starting broker learns of the others from the
+// metadata, as PeerStarted tells the others of it).
+func (b *Broker) PeerBrokerEpoch(peer int32, brokerEpoch int64) {
+	b.peerMu.Lock()
+	defer b.peerMu.Unlock()
+	b.setPeerEpochLocked(peer, brokerEpoch)
+}
+
+func (b *Broker) setPeerEpochLocked(peer int32, brokerEpoch int64) {
+	if b.peerEpoch == nil {
+		b.peerEpoch = map[int32]int64{}
+	}
+	b.peerEpoch[peer] = brokerEpoch
+}
+
+// brokerEpochOf is the broker epoch of id's current registration as the
+// broker knows it (MetadataCache.getAliveBrokerEpoch; its own for itself).
+func (b *Broker) brokerEpochOf(id int32) int64 {
+	if id == b.cfg.BrokerID {
+		return b.cfg.BrokerEpoch
+	}
+	b.peerMu.Lock()
+	defer b.peerMu.Unlock()
+	return b.peerEpoch[id]
 }
 
 // brokerAlive reports whether the broker believes id is alive (Kafka's
@@ -146,4 +176,13 @@ func (b *Broker) FetcherInFlight(source int32) uint64 {
 		return 0
 	}
 	return t.inflight.corr
+}
+
+// fetchReplicaEpoch is the broker epoch a Fetch carries: this incarnation's
+// under KIP-903, -1 otherwise.
+func (b *Broker) fetchReplicaEpoch() int64 {
+	if b.rel.IsrBrokerEpochs {
+		return b.cfg.BrokerEpoch
+	}
+	return -1
 }

@@ -54,6 +54,9 @@ type slot struct {
 	offline map[protocol.TopicPartition]broker.PartitionState // durable state while down
 	// crashStamp is the Lamport stamp of its last crash while it is down.
 	crashStamp uint64
+	// brokerEpoch is the broker epoch of its current (or last)
+	// registration with the controller (controller.RegisterBroker).
+	brokerEpoch int64
 }
 
 // New creates the brokers' directories, starts every broker, the
@@ -194,6 +197,9 @@ func (c *Cluster) brokerConfig(s *slot) broker.Config {
 	cfg.Fencing = c.cfg.Fencing
 	cfg.MinInsyncReplicas = c.cfg.MinInsyncReplicas
 	cfg.MinIsrGatesHW = c.cfg.MinIsrGatesHW
+	c.mu.Lock()
+	cfg.BrokerEpoch = s.brokerEpoch
+	c.mu.Unlock()
 	t := c.cfg.Timing
 	cfg.ReplicaLagTimeMax = t.ReplicaLagTimeMax
 	cfg.ReplicaFetchBackoff = t.ReplicaFetchBackoff

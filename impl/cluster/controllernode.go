@@ -72,8 +72,18 @@ func newControllerNode(cl *Cluster) (*controllerNode, error) {
 	cfg.RejectIneligibleReplicas = rel.ExpandLiveOnly
 	cfg.IsrWriteKeepsPartitionEpoch = !rel.AsyncIsr
 	cfg.FenceFailedReplicas = rel.AsyncIsr
+	cfg.IsrBrokerEpochs = rel.IsrBrokerEpochs
+	cfg.EligibleLeaderReplicas = rel.Elr
+	cfg.MinInsyncReplicas = cl.cfg.MinInsyncReplicas
 	cfg.AcceptStalePartitionEpoch = slices.Contains(cl.cfg.Mutants, broker.MutantStalePartitionEpoch)
-	cfg.Mutants = cl.cfg.ControllerMutants
+	cfg.Mutants = slices.Clone(cl.cfg.ControllerMutants)
+	for _, m := range cl.cfg.Mutants {
+		// The mutation check's controller bugs come as broker mutants of the
+		// same name (broker.Mutants).
+		if slices.Contains(controller.CheckMutants, controller.Mutant(m)) {
+			cfg.Mutants = append(cfg.Mutants, controller.Mutant(m))
+		}
+	}
 	ctrl, err := controller.New(cfg)
 	if err != nil {
 		return nil, err
@@ -211,11 +221,12 @@ func (n *controllerNode) handleAlterPartition(m netsim.Message, r protocol.Alter
 	tp := controller.TopicPartition{Topic: r.Partition.Topic, Partition: r.Partition.Partition}
 	before, _ := n.ctrl.Partition(tp)
 	lai, err := n.ctrl.AlterPartition(controller.AlterPartitionRequest{
-		BrokerID:       controller.BrokerID(r.BrokerID),
-		Partition:      tp,
-		LeaderEpoch:    r.LeaderEpoch,
-		PartitionEpoch: r.PartitionEpoch,
-		NewIsr:         toBrokerIDs(r.NewIsr),
+		BrokerID:           controller.BrokerID(r.BrokerID),
+		Partition:          tp,
+		LeaderEpoch:        r.LeaderEpoch,
+		PartitionEpoch:     r.PartitionEpoch,
+		NewIsr:             toBrokerIDs(r.NewIsr),
+		NewIsrBrokerEpochs: r.NewIsrBrokerEpochs,
 	})
 	if err != nil {
 		resp.Error, resp.ErrorMessage = kafkaError(err), err.Error()
@@ -416,25 +427,33 @@ func (n *controllerNode) brokerFailed(b int32, lamport uint64) error {
 		n.mu.Lock()
 		delete(n.channels, b)
 		n.mu.Unlock()
+		// Controller.OnBrokerFailureFencing's steps, the fencing announced
+		// before the elections: a partition whose leader the fencing took
+		// out (eligible leader replicas) is announced by its election alone
+		// (spec Crash, then Elect).
+		n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOffline)
+		n.announceIsr(n.ctrl.FenceReplica(controller.BrokerID(b)))
 		if n.cl.cfg.Mode == Free || n.cl.cfg.Simulated {
-			rs, _, fenced, _ := n.ctrl.OnBrokerFailureFencing(controller.BrokerID(b))
-			n.announceIsr(fenced)
+			rs, _ := n.ctrl.ElectLeaders(n.ctrl.OfflinePartitions(), controller.OfflinePartitionLeaderElectionStrategy)
 			n.announce(rs)
-		} else {
-			n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOffline)
-			n.announceIsr(n.ctrl.FenceReplica(controller.BrokerID(b)))
 		}
 	})
 }
 
-// announceIsr sends the LeaderAndIsr of partitions whose ISR the controller
-// changed itself (FenceReplica: the same leader and leader epoch, a new
-// partition epoch) to their live replicas: the leader applies it
-// (spec UpdateIsr), a follower ignores it (its epoch is not newer).
+// announceIsr sends the LeaderAndIsr of partitions whose ISR or ELR the
+// controller changed itself (FenceReplica, UncleanShutdown: the same leader
+// and leader epoch, a new partition epoch) to their live replicas: the
+// leader applies it (spec UpdateIsr), a follower ignores it (its epoch is
+// not newer). A partition without a leader (under eligible leader replicas
+// the fencing of its leader) is announced by its next election instead
+// (spec Crash and Restart send nothing then).
 func (n *controllerNode) announceIsr(tps []controller.TopicPartition) {
 	per := map[int32][]protocol.LeaderAndIsrPartition{}
 	for _, tp := range tps {
 		st, _ := n.ctrl.Partition(tp)
+		if st.Leader == controller.NoLeader {
+			continue
+		}
 		lp := leaderAndIsrPartition(tp, st)
 		for _, b := range st.Replicas() {
 			if n.ctrl.IsLive(b) {
@@ -458,9 +477,17 @@ func (n *controllerNode) announceIsr(tps []controller.TopicPartition) {
 // queues behind the first. Sending only the new one would skip a step the
 // spec takes: under HighWatermark the skipped request makes the broker a
 // follower that truncates to its HW.
+//
+// Under eligible leader replicas the broker first registers after an
+// unclean shutdown (a crash writes no clean-shutdown file): it leaves the
+// ELR of every partition, a change that bumps the partition epoch
+// (Controller.UncleanShutdown), and the other live replicas of those with
+// a leader are sent the new LeaderAndIsr too (spec Restart); the
+// restarting broker's carries the new partition epoch.
 func (n *controllerNode) brokerStarted(b int32, lamport uint64) error {
 	return n.do(func() {
 		n.clock.Witness(lamport)
+		unclean := n.ctrl.UncleanShutdown(controller.BrokerID(b))
 		var parts []protocol.LeaderAndIsrPartition
 		for _, tp := range n.ctrl.Partitions() {
 			st, _ := n.ctrl.Partition(tp)
@@ -475,6 +502,8 @@ func (n *controllerNode) brokerStarted(b int32, lamport uint64) error {
 		if len(parts) > 0 {
 			n.enqueue(b, parts)
 		}
+		// b is not live to the controller yet: the others only.
+		n.announceIsr(unclean)
 		if n.cl.cfg.Mode == Free || n.cl.cfg.Simulated {
 			rs, _, _ := n.ctrl.OnBrokerStartup(controller.BrokerID(b))
 			n.announce(rs)
@@ -482,6 +511,14 @@ func (n *controllerNode) brokerStarted(b int32, lamport uint64) error {
 			n.ctrl.SetBrokerState(controller.BrokerID(b), controller.BrokerOnline)
 		}
 	})
+}
+
+// registerBroker is a restarting broker's registration
+// (Controller.RegisterBroker): its broker epoch.
+func (n *controllerNode) registerBroker(b int32) (int64, error) {
+	var epoch int64
+	err := n.do(func() { epoch = n.ctrl.RegisterBroker(controller.BrokerID(b)) })
+	return epoch, err
 }
 
 // rebalance is one run of the auto leader rebalance task

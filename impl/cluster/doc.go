@@ -21,8 +21,11 @@
 //
 // What the cluster does varies by Kafka release only through
 // release.Of(Config.Policy) (Release): the brokers' fetch and ISR rules,
-// the controller's KIP-841 and KRaft fencing, which AlterPartition messages
-// are steps, and whether a crashed broker's fetch survives it.
+// the controller's KIP-841 and KRaft fencing, KIP-903's broker epochs
+// (a restarted broker registers with a new one), KIP-966's eligible leader
+// replicas (the controller's ELR and last known leader, kept through
+// fencing, restarts, AlterPartition and elections), which AlterPartition
+// messages are steps, and whether a crashed broker's fetch survives it.
 //
 // Simulate (sim.go) is the deterministic simulation: a stepped cluster
 // with Config.Simulated (the controller elects on its own, brokers expand

@@ -95,6 +95,15 @@ func (c *Cluster) restart(id int32) error {
 			}
 		}
 	}
+	// The new incarnation registers with the controller first and gets its
+	// broker epoch (ClusterControlManager.registerBroker; KIP-903 bumps it).
+	epoch, err := c.ctrl.registerBroker(id)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	s.brokerEpoch = epoch
+	c.mu.Unlock()
 	// The Restart event is emitted before the new incarnation handles any
 	// message (a free run's peers are already sending to it): its events
 	// must all come after it.
@@ -107,10 +116,13 @@ func (c *Cluster) restart(id int32) error {
 		for _, other := range c.BrokerIDs() {
 			c.mu.Lock()
 			o := c.slots[other]
-			down, crashStamp := o.b == nil && other != id, o.crashStamp
+			down, crashStamp, epoch := o.b == nil && other != id, o.crashStamp, o.brokerEpoch
 			c.mu.Unlock()
 			if down {
 				b.ConnectionLost(other, crashStamp)
+			}
+			if other != id {
+				b.PeerBrokerEpoch(other, epoch)
 			}
 		}
 		stamp = s.clock.Tick()
@@ -131,7 +143,7 @@ func (c *Cluster) restart(id int32) error {
 	c.mu.Unlock()
 	for _, other := range c.BrokerIDs() {
 		if ob, e := c.broker(other); e == nil && other != id {
-			ob.PeerStarted(id)
+			ob.PeerStarted(id, epoch)
 		}
 	}
 	return c.ctrl.brokerStarted(id, stamp)

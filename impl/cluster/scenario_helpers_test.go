@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
@@ -129,8 +130,8 @@ func reconciled(p PartitionSnapshot) bool {
 // OffsetsForLeaderEpoch round trips.
 func becomeFollower(policy storage.Policy, f, l int64, rounds int) []Step {
 	steps := []Step{S("HandleLeaderAndIsr", f)}
-	if policy == storage.HighWatermark || policy == storage.DivergingEpoch {
-		return steps // 0.10.2 truncated to its HW, 3.9 reconciles by fetching
+	if rel, _ := release.Of(policy); !rel.UsesOffsetsForLeaderEpoch() {
+		return steps // 0.10.2 truncated to its HW, 3.9+ reconciles by fetching
 	}
 	for range rounds {
 		steps = append(steps, S("SendOffsetsForLeaderEpoch", f), S("HandleOffsetsForLeaderEpoch", l, f),
@@ -146,11 +147,11 @@ func fetchRound(f, l int64) []Step {
 	return []Step{S("SendFetch", f), S("HandleFetch", l, f), S("UpdateFollowerFetchState", l, f), S("HandleFetchResponse", f)}
 }
 
-// divergingRound is, under DivergingEpoch, one Fetch of f that leader l
-// answers with divergingEpoch at once (no update to wait for), and on
-// which f truncates; nothing under the other policies.
+// divergingRound is, under truncation on fetch (3.9+), one Fetch of f that
+// leader l answers with divergingEpoch at once (no update to wait for), and
+// on which f truncates; nothing under the other policies.
 func divergingRound(policy storage.Policy, f, l int64) []Step {
-	if policy != storage.DivergingEpoch {
+	if rel, _ := release.Of(policy); rel.Reconcile != release.ReconcileDivergingEpoch {
 		return nil
 	}
 	return []Step{S("SendFetch", f), S("HandleFetch", l, f), S("HandleFetchResponse", f)}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/protocol"
+	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
@@ -50,7 +51,7 @@ func TestKip101Scenario2DivergingEpoch(t *testing.T) {
 // counts it under the releases without broker epochs in Fetch; under 3.9
 // the crash takes it away.
 func TestOrphanFetchPerRelease(t *testing.T) {
-	for _, p := range []storage.Policy{storage.LeaderEpoch, storage.DivergingEpoch} {
+	for _, p := range []storage.Policy{storage.LeaderEpoch, storage.DivergingEpoch, storage.EligibleLeader} {
 		t.Run(string(p), func(t *testing.T) {
 			c := newStepped(t, 2, p, nil)
 			apply(t, c, cat(
@@ -62,7 +63,7 @@ func TestOrphanFetchPerRelease(t *testing.T) {
 			))
 			s := c.Snapshot()
 			m := s.Network.Inflight[B]
-			if p == storage.DivergingEpoch {
+			if rel, _ := release.Of(p); !rel.StaleFetchServed {
 				if m.Type != MsgNone {
 					t.Fatalf("3.9: the crashed follower's fetch survived: %+v", m)
 				}

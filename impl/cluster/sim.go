@@ -432,8 +432,15 @@ func statusLines(snap Snapshot) []string {
 			b.ID, role, p.LeaderEpoch, p.LEO, p.HW, p.HWCheckpoint, p.Isr, p.FetchState, p.EpochCache))
 	}
 	ctl := snap.Controller
-	out = append(out, fmt.Sprintf("      controller leader %d epoch %d isr %v offline %t; producer next %d acked %d; committed %d",
-		ctl.Leader, ctl.Epoch, ctl.Isr, ctl.OfflinePartition, snap.Producer.NextID, len(snap.Producer.Acked), len(snap.Committed)))
+	// The ELR and the last known leader only when there are some (never
+	// without ELR), so that the other releases' logs, and their hashes,
+	// stay as they were.
+	var elr string
+	if len(ctl.Elr) > 0 || len(ctl.LastKnownElr) > 0 {
+		elr = fmt.Sprintf(" elr %v last known leader %v", ctl.Elr, ctl.LastKnownElr)
+	}
+	out = append(out, fmt.Sprintf("      controller leader %d epoch %d isr %v%s offline %t; producer next %d acked %d; committed %d",
+		ctl.Leader, ctl.Epoch, ctl.Isr, elr, ctl.OfflinePartition, snap.Producer.NextID, len(snap.Producer.Acked), len(snap.Committed)))
 	return out
 }
 

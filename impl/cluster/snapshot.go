@@ -6,6 +6,7 @@ import (
 
 	"github.com/hwepoch/hwepoch/impl/broker"
 	"github.com/hwepoch/hwepoch/impl/client"
+	"github.com/hwepoch/hwepoch/impl/controller"
 	"github.com/hwepoch/hwepoch/impl/netsim"
 	"github.com/hwepoch/hwepoch/impl/protocol"
 )
@@ -70,7 +71,10 @@ type PartitionSnapshot struct {
 	Isr          []int32
 	// FollowerLEO is followerLeo[r]: one entry per replica, -1 unknown.
 	FollowerLEO map[int32]int64
-	FetchState  string // "None", "Truncating" or "Fetching"
+	// FollowerBrokerEpoch is followerBrokerEpoch[r]: one entry per
+	// replica, -1 unknown (KIP-903).
+	FollowerBrokerEpoch map[int32]int64
+	FetchState          string // "None", "Truncating" or "Fetching"
 	// partitionEpoch (-1 unless leader) and pendingIsr (asynchronous
 	// AlterPartition), and, not in the spec, the correlation id holding the
 	// fetcher slot.
@@ -84,12 +88,21 @@ type PartitionSnapshot struct {
 	RecoveryPoint int64
 }
 
-// ControllerSnapshot is ctrlLeader, ctrlEpoch and ctrlIsr.
+// ControllerSnapshot is ctrlLeader, ctrlEpoch, ctrlIsr, ctrlPartitionEpoch,
+// ctrlElr and ctrlLastKnownElr.
 type ControllerSnapshot struct {
 	Leader         int32 // -1 before the first election
 	Epoch          int32 // -1 before the first election
 	Isr            []int32
 	PartitionEpoch int32
+	// Elr is the Eligible Leader Replicas (KIP-966), sorted, empty unless
+	// the release has them; LastKnownElr the last known leader (at most
+	// one broker).
+	Elr          []int32
+	LastKnownElr []int32
+	// BrokerEpochs is brokerEpoch: every broker's registration epoch
+	// (KIP-903; 0 for all where the release has none).
+	BrokerEpochs map[int32]int64
 	// OfflinePartition: the leader went down since its election (Kafka's
 	// OfflinePartition state).
 	OfflinePartition bool
@@ -147,6 +160,9 @@ type AlterPartitionMsg struct {
 	LeaderEpoch    int32
 	PartitionEpoch int32
 	Isr            []int32
+	// BrokerEpochs is a request's brokerEpochs: the broker epoch it gives
+	// each ISR member (KIP-903), those it gives none (-1) absent.
+	BrokerEpochs map[int32]int64
 }
 
 // NetworkSnapshot is controllerQueue and inflight.
@@ -236,7 +252,8 @@ func PartitionSnapshotOf(p broker.PartitionState, replicas []int32) PartitionSna
 		Topic: p.Topic, Partition: p.Partition, Role: string(p.Role),
 		Log: make([]Record, len(p.Log)), EpochCache: make([]EpochEntry, len(p.EpochCache)),
 		HW: p.HW, HWCheckpoint: p.HWCheckpoint, LEO: p.LEO, LeaderEpoch: p.LeaderEpoch, Leader: p.Leader,
-		Isr: slices.Clone(p.Isr), FollowerLEO: maps.Clone(p.FollowerLEO), FetchState: string(p.FetchState),
+		Isr: slices.Clone(p.Isr), FollowerLEO: maps.Clone(p.FollowerLEO), FollowerBrokerEpoch: maps.Clone(p.FollowerBrokerEpoch),
+		FetchState:     string(p.FetchState),
 		PartitionEpoch: p.PartitionEpoch, FetchInFlight: p.FetchInFlight, PendingIsr: slices.Clone(p.PendingIsr),
 		ProduceEpoch: p.ProduceEpoch, RecoveryPoint: p.RecoveryPoint,
 	}
@@ -252,9 +269,15 @@ func PartitionSnapshotOf(p broker.PartitionState, replicas []int32) PartitionSna
 	if ps.FollowerLEO == nil {
 		ps.FollowerLEO = map[int32]int64{}
 	}
+	if ps.FollowerBrokerEpoch == nil {
+		ps.FollowerBrokerEpoch = map[int32]int64{}
+	}
 	for _, r := range replicas {
 		if _, ok := ps.FollowerLEO[r]; !ok {
 			ps.FollowerLEO[r] = -1
+		}
+		if _, ok := ps.FollowerBrokerEpoch[r]; !ok {
+			ps.FollowerBrokerEpoch[r] = -1
 		}
 	}
 	for i, r := range p.Log {
@@ -269,11 +292,16 @@ func PartitionSnapshotOf(p broker.PartitionState, replicas []int32) PartitionSna
 func (c *Cluster) controllerSnapshot() ControllerSnapshot {
 	st, ok := c.ctrl.partition(c.focus)
 	if !ok {
-		return ControllerSnapshot{Leader: -1, Epoch: -1, Isr: []int32{}}
+		return ControllerSnapshot{Leader: -1, Epoch: -1, Isr: []int32{}, Elr: []int32{}, LastKnownElr: []int32{}, BrokerEpochs: map[int32]int64{}}
 	}
-	cs := ControllerSnapshot{Leader: int32(st.Leader), Epoch: st.LeaderEpoch, Isr: toInt32(st.Isr), PartitionEpoch: st.PartitionEpoch}
+	cs := ControllerSnapshot{Leader: int32(st.Leader), Epoch: st.LeaderEpoch, Isr: toInt32(st.Isr), PartitionEpoch: st.PartitionEpoch,
+		Elr: toInt32(st.Elr), LastKnownElr: toInt32(st.LastKnownElr), BrokerEpochs: map[int32]int64{}}
 	var offline bool
+	ids := c.BrokerIDs()
 	c.ctrl.do(func() {
+		for _, id := range ids {
+			cs.BrokerEpochs[id] = c.ctrl.ctrl.BrokerEpoch(controller.BrokerID(id))
+		}
 		for _, tp := range c.ctrl.ctrl.OfflinePartitions() {
 			if tp.Topic == c.focus.Topic && tp.Partition == c.focus.Partition {
 				offline = true
@@ -345,8 +373,14 @@ func (c *Cluster) alterPartitionMessage(m netsim.Message) (AlterPartitionMsg, in
 	switch p := m.Payload.(type) {
 	case protocol.AlterPartitionRequest:
 		if l, ok := brokerOfNode(m.From); ok && p.Partition == c.focus {
-			return AlterPartitionMsg{Type: "AlterPartition", LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch,
-				Isr: protocol.SortedIDs(p.NewIsr)}, l, true
+			am := AlterPartitionMsg{Type: "AlterPartition", LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch,
+				Isr: protocol.SortedIDs(p.NewIsr), BrokerEpochs: map[int32]int64{}}
+			for i, e := range p.NewIsrBrokerEpochs {
+				if e != -1 && i < len(p.NewIsr) {
+					am.BrokerEpochs[p.NewIsr[i]] = e
+				}
+			}
+			return am, l, true
 		}
 	case protocol.AlterPartitionResponse:
 		if l, ok := brokerOfNode(m.To); ok && p.Partition == c.focus {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/impl/release"
 	"github.com/hwepoch/hwepoch/impl/storage"
 )
 
@@ -30,7 +31,7 @@ var walkActions = []struct {
 // counts the steps taken with an AlterPartition pending, which only 3.9
 // has between steps.
 func TestRandomWalksHold(t *testing.T) {
-	for _, p := range []storage.Policy{storage.LeaderEpoch, storage.DivergingEpoch} {
+	for _, p := range []storage.Policy{storage.LeaderEpoch, storage.DivergingEpoch, storage.EligibleLeader} {
 		t.Run(string(p), func(t *testing.T) {
 			w := randomWalks(t, p, nil, 40)
 			t.Logf("%s: %d steps taken, %d with an AlterPartition pending, %d crashes", p, w.taken, w.pending, w.crashes)
@@ -40,7 +41,7 @@ func TestRandomWalksHold(t *testing.T) {
 			if w.taken < 1000 {
 				t.Fatalf("only %d steps were enabled: the walk does not exercise the cluster", w.taken)
 			}
-			if p == storage.DivergingEpoch && w.pending == 0 {
+			if rel, _ := release.Of(p); rel.AsyncIsr && w.pending == 0 {
 				t.Fatal("no step ran with an AlterPartition pending")
 			}
 		})
@@ -79,7 +80,8 @@ func randomWalks(t *testing.T, p storage.Policy, mutants []broker.Mutant, walks 
 	for walk := 0; walk < walks; walk++ {
 		c := newStepped(t, 3, p, func(c *Config) {
 			c.MinInsyncReplicas = 2
-			c.MinIsrGatesHW = p == storage.DivergingEpoch
+			rel, _ := release.Of(p)
+			c.MinIsrGatesHW = rel.MinIsrGatesHW
 			c.Mutants = mutants
 		})
 		var trail []Step

@@ -15,13 +15,18 @@ type AlterPartitionRequest struct {
 	LeaderEpoch    int32
 	PartitionEpoch int32
 	NewIsr         []BrokerID
+	// NewIsrBrokerEpochs are the broker epochs of NewIsr's members, in its
+	// order (NewIsrWithEpochs, KIP-903); -1, or nil for all, skips the
+	// check.
+	NewIsrBrokerEpochs []int64
 }
 
 // AlterPartition applies an ISR change as a compare-and-set on the
 // partition's LeaderAndIsr, fenced by the leader epoch and the partition
 // epoch, so that only the current leader, acting on the current state, can
 // change the ISR. On success the ISR is replaced and the partition epoch is
-// bumped (the leader epoch is not); the new state is returned. A request
+// bumped (the leader epoch is not), and under EligibleLeaderReplicas the
+// ELR follows the ISR (see below); the new state is returned. A request
 // whose ISR equals the current one (as a set) changes nothing and returns
 // the current state, as KRaft does when the change builder produces no
 // record.
@@ -57,11 +62,17 @@ type AlterPartitionRequest struct {
 //	INVALID_REQUEST             empty ISR, duplicate or non-replica members,
 //	                            or an ISR without the leader
 //	INELIGIBLE_REPLICA          only with Config.RejectIneligibleReplicas
-//	                            (KIP-841): a member being added is not live.
-//	                            Only added members are checked, as Kafka's
-//	                            ZooKeeper controller does, because this
-//	                            controller does not purge failed brokers
-//	                            from ISRs and must still let a leader shrink.
+//	                            (KIP-841): a member being added is not live;
+//	                            or (KIP-903) its broker epoch in the request
+//	                            is neither -1 nor that of its current
+//	                            registration. Only added members are
+//	                            checked, as Kafka's ZooKeeper controller
+//	                            does and the spec's HandleAlterPartition,
+//	                            because this controller does not purge
+//	                            failed brokers from ISRs and must still let
+//	                            a leader shrink (KRaft's
+//	                            ineligibleReplicasForIsr checks every
+//	                            member).
 func (c *Controller) AlterPartition(req AlterPartitionRequest) (LeaderAndIsr, error) {
 	tp := req.Partition
 	p, err := c.lookup(tp)
@@ -109,10 +120,20 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest) (LeaderAndIsr, er
 	if !slices.Contains(req.NewIsr, p.Leader) {
 		return refuse(ErrInvalidRequest, "ISR %v does not include the leader %d", req.NewIsr, p.Leader)
 	}
-	if c.cfg.RejectIneligibleReplicas {
-		for _, id := range req.NewIsr {
-			if !slices.Contains(p.Isr, id) && !c.IsLive(id) {
-				return refuse(ErrIneligibleReplica, "broker %d being added to the ISR is %s", id, c.brokers[id])
+	if len(req.NewIsrBrokerEpochs) != 0 && len(req.NewIsrBrokerEpochs) != len(req.NewIsr) {
+		return refuse(ErrInvalidRequest, "%d broker epochs for ISR %v", len(req.NewIsrBrokerEpochs), req.NewIsr)
+	}
+	for i, id := range req.NewIsr {
+		if slices.Contains(p.Isr, id) {
+			continue
+		}
+		if c.cfg.RejectIneligibleReplicas && !c.IsLive(id) {
+			return refuse(ErrIneligibleReplica, "broker %d being added to the ISR is %s", id, c.brokers[id])
+		}
+		if len(req.NewIsrBrokerEpochs) > 0 && !c.cfg.mutant(MutantIgnoresBrokerEpochs) { // mutant hook: no KIP-903 check
+			if e := req.NewIsrBrokerEpochs[i]; e != -1 && e != c.brokerEpochs[id] {
+				return refuse(ErrIneligibleReplica, "broker %d being added to the ISR: broker epoch mismatch: requested=%d, current=%d",
+					id, e, c.brokerEpochs[id])
 			}
 		}
 	}
@@ -124,6 +145,15 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest) (LeaderAndIsr, er
 		e.Candidate = req.BrokerID
 		return LeaderAndIsr{}, e
 	}
+	// Under EligibleLeaderReplicas the replicas a change takes out of an
+	// ISR below the effective min.insync.replicas join the ELR, the ones it
+	// adds leave it, and at or above the minimum it is empty
+	// (ReplicationControlManager.alterPartition builds with
+	// setEligibleLeaderReplicasEnabled(isElrEnabled()), and
+	// PartitionChangeBuilder.maybePopulateTargetElr). No shrink is refused:
+	// the leader's HW gate keeps it safe (validateAlterPartitionData has no
+	// ELR or min ISR check).
+	p.Elr = c.elrAfter(p, p.Isr, req.NewIsr)
 	p.Isr = slices.Clone(req.NewIsr)
 	if !c.cfg.IsrWriteKeepsPartitionEpoch {
 		p.PartitionEpoch++

@@ -22,6 +22,10 @@ type Controller struct {
 	// leadership and the partition needs an election first (the spec's
 	// Restart sends no LeaderAndIsr in that case).
 	leaderLost map[TopicPartition]bool
+	// brokerEpochs is each broker's registration epoch (the spec's
+	// brokerEpoch): 0 until it registers again, bumped by RegisterBroker
+	// under IsrBrokerEpochs.
+	brokerEpochs map[BrokerID]int64
 }
 
 // New returns a controller with no brokers and no partitions.
@@ -30,10 +34,11 @@ func New(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	return &Controller{
-		cfg:        cfg,
-		brokers:    make(map[BrokerID]BrokerState),
-		partitions: make(map[TopicPartition]*PartitionState),
-		leaderLost: make(map[TopicPartition]bool),
+		cfg:          cfg,
+		brokers:      make(map[BrokerID]BrokerState),
+		partitions:   make(map[TopicPartition]*PartitionState),
+		leaderLost:   make(map[TopicPartition]bool),
+		brokerEpochs: make(map[BrokerID]int64),
 	}, nil
 }
 
@@ -80,26 +85,141 @@ func (c *Controller) SetBrokerState(id BrokerID, s BrokerState) error {
 
 // FenceReplica takes a failed broker out of the ISR of every partition it
 // follows, with a leader, under FenceFailedReplicas (KRaft's
-// handleBrokerFenced; spec Crash under asynchronous ISR changes): the
-// partition epoch is bumped, the leader epoch is not, and the leader keeps
-// its place. It returns the partitions changed, sorted; the caller tells
-// their replicas.
+// ReplicationControlManager.handleBrokerFenced; spec Crash under
+// asynchronous ISR changes): the partition epoch is bumped, the leader
+// epoch is not, and the leader keeps its place. It returns the partitions
+// changed, sorted; the caller tells the replicas of those that have a
+// leader.
+//
+// With EligibleLeaderReplicas the broker leaves the ISR of every partition
+// it is in, whether it leads it or not and whether or not the partition has
+// a leader, and the ISR may become empty (PartitionChangeBuilder.build:
+// "If ELR is enabled, the ISR is allowed to be empty"); the partition of a
+// broker that led it has no leader (the spec elects later). Below the
+// effective min.insync.replicas the broker joins the ELR
+// (PartitionChangeBuilder.maybePopulateTargetElr), and when the ISR empties
+// it becomes the last known leader (maybeUpdateLastKnownLeader records the
+// partition's leader then: Kafka elects inside the fencing record, so the
+// ISR's last member is the leader when the ISR empties). A failed broker
+// that is only in the ELR stays there (handleBrokerFenced visits
+// partitionsWithBrokerInIsr alone).
 func (c *Controller) FenceReplica(id BrokerID) []TopicPartition {
 	if !c.cfg.FenceFailedReplicas {
+		return nil
+	}
+	elr := c.cfg.EligibleLeaderReplicas
+	var out []TopicPartition
+	for _, tp := range c.Partitions() {
+		p := c.partitions[tp]
+		if !slices.Contains(p.Isr, id) || p.PartitionEpoch == math.MaxInt32 {
+			continue
+		}
+		if !elr && (p.Leader == NoLeader || p.Leader == id) {
+			continue
+		}
+		old := p.Isr
+		p.Isr = slices.DeleteFunc(slices.Clone(old), func(x BrokerID) bool { return x == id })
+		p.PartitionEpoch++
+		if elr {
+			p.Elr = c.elrAfter(p, old, p.Isr)
+			if len(p.Isr) == 0 {
+				p.LastKnownElr = []BrokerID{id}
+			}
+			if p.Leader == id {
+				c.leaderLost[tp] = true
+				p.Leader = NoLeader
+			}
+		}
+		out = append(out, tp)
+	}
+	return out
+}
+
+// UncleanShutdown is a broker registering again after an unclean shutdown
+// (ClusterControlManager.registerBroker with a new incarnation whose
+// previous broker epoch is not the stored one: a crash writes no
+// clean-shutdown file), under EligibleLeaderReplicas
+// (ReplicationControlManager.handleBrokerUncleanShutdown, which returns at
+// once without ELR): the broker leaves the ELR of every partition, each a
+// partition change that bumps the partition epoch. Its record may have
+// lost what made it eligible. It stays the last known leader (the
+// uncleanShutdownReplicas filter of maybePopulateTargetElr applies to the
+// ELR alone). Kafka also takes it out of the ISRs it is in; the fencing at
+// its failure already did. It returns the partitions changed, sorted; the
+// caller tells the live replicas of those that have a leader (spec
+// Restart). Call it before the broker is marked online, as Kafka registers
+// a broker before it unfences it.
+func (c *Controller) UncleanShutdown(id BrokerID) []TopicPartition {
+	if !c.cfg.EligibleLeaderReplicas || c.cfg.mutant(MutantElrKeepsRestarted) { // mutant hook: no unclean-shutdown removal
 		return nil
 	}
 	var out []TopicPartition
 	for _, tp := range c.Partitions() {
 		p := c.partitions[tp]
-		if p.Leader == NoLeader || p.Leader == id || !slices.Contains(p.Isr, id) || p.PartitionEpoch == math.MaxInt32 {
+		if !slices.Contains(p.Elr, id) || p.PartitionEpoch == math.MaxInt32 {
 			continue
 		}
-		p.Isr = slices.DeleteFunc(slices.Clone(p.Isr), func(x BrokerID) bool { return x == id })
+		p.Elr = nonEmpty(slices.DeleteFunc(slices.Clone(p.Elr), func(x BrokerID) bool { return x == id }))
 		p.PartitionEpoch++
 		out = append(out, tp)
 	}
 	return out
 }
+
+// effectiveMinIsr is ReplicationControlManager.getTopicEffectiveMinIsr:
+// min(min.insync.replicas, replication factor) (the spec's EffMinIsr).
+func (c *Controller) effectiveMinIsr(p *PartitionState) int {
+	return min(c.cfg.MinInsyncReplicas, len(p.Replicas()))
+}
+
+// elrAfter is the ELR once p's ISR goes from oldIsr to newIsr
+// (PartitionChangeBuilder.maybePopulateTargetElr; the spec's ElrAfter): nil
+// without EligibleLeaderReplicas or when the new ISR is at or above the
+// effective min.insync.replicas; otherwise the ELR and the old ISR, but
+// the members of the new ISR, sorted.
+func (c *Controller) elrAfter(p *PartitionState, oldIsr, newIsr []BrokerID) []BrokerID {
+	if !c.cfg.EligibleLeaderReplicas || len(newIsr) >= c.effectiveMinIsr(p) {
+		return nil
+	}
+	leaving := oldIsr
+	if c.cfg.mutant(MutantElrNotFilled) { // mutant hook: the replicas leaving the ISR do not join the ELR
+		leaving = nil
+	}
+	var out []BrokerID
+	for _, id := range slices.Concat(p.Elr, leaving) {
+		if !slices.Contains(newIsr, id) && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// nonEmpty is s, or nil when s is empty: the ELR's empty value.
+func nonEmpty(s []BrokerID) []BrokerID {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// RegisterBroker is a broker registering again after a restart
+// (ClusterControlManager.registerBroker, which gives every incarnation a
+// new broker epoch): under IsrBrokerEpochs (KIP-903) the broker's epoch is
+// bumped (the spec's Restart); otherwise it stays 0. It returns the
+// broker's epoch, which the new incarnation's fetches carry. Liveness and
+// elections are OnBrokerStartup's (Kafka unfences a registered broker
+// once it has caught up with the metadata).
+func (c *Controller) RegisterBroker(id BrokerID) int64 {
+	if c.cfg.IsrBrokerEpochs {
+		c.brokerEpochs[id]++
+	}
+	return c.brokerEpochs[id]
+}
+
+// BrokerEpoch is the broker epoch of id's current registration (0 before
+// it registers again).
+func (c *Controller) BrokerEpoch(id BrokerID) int64 { return c.brokerEpochs[id] }
 
 // BrokerState returns what the controller knows of a broker (BrokerOffline
 // if nothing).
@@ -286,29 +406,45 @@ func (c *Controller) Elect(tp TopicPartition, strategy ElectionStrategy) (Electi
 			return ElectionResult{}, partitionError(ErrElectionNotNeeded, tp, ReasonLeaderLive, "leader %d is %s", p.Leader, c.brokers[p.Leader])
 		}
 		replicas := p.Replicas()
-		leader, ok := OfflinePartitionLeaderElection(replicas, isr, c.filterLive(replicas), c.cfg.UncleanLeaderElectionEnable)
+		var leader BrokerID
+		var ok, unclean bool
+		if c.cfg.EligibleLeaderReplicas {
+			leader, unclean, ok = eligibleLeaderElection(replicas, isr, p.Elr, p.LastKnownElr, c.filterLive(replicas), c.cfg.UncleanLeaderElectionEnable, c.elrBugs())
+		} else {
+			leader, ok = OfflinePartitionLeaderElection(replicas, isr, c.filterLive(replicas), c.cfg.UncleanLeaderElectionEnable)
+			unclean = !slices.Contains(isr, leader)
+		}
 		if c.cfg.mutant(MutantOfflineElectionIgnoresIsr) { // mutant hook: the first live replica, in the ISR or not
 			leader, ok = OfflinePartitionLeaderElection(replicas, replicas, c.filterLive(replicas), false)
 			if !slices.Contains(isr, leader) {
 				isr = append(slices.Clone(isr), leader)
 			}
+			unclean = false
 		}
 		if c.cfg.UncleanLeaderElectionEnable && c.cfg.mutant(MutantUncleanPrefersOutOfIsr) { // mutant hook: out-of-ISR replicas first
 			for _, id := range c.filterLive(replicas) {
 				if !slices.Contains(isr, id) {
-					leader, ok = id, true
+					leader, ok, unclean = id, true, true
 					break
 				}
 			}
 		}
 		if !ok {
+			if c.cfg.EligibleLeaderReplicas {
+				return ElectionResult{}, partitionError(ErrEligibleLeadersNotAvailable, tp, ReasonNoEligibleReplica,
+					"no live replica of %v in ISR %v, ELR %v or last known leader %v (unclean.leader.election.enable=%t)",
+					replicas, isr, p.Elr, p.LastKnownElr, c.cfg.UncleanLeaderElectionEnable)
+			}
 			return ElectionResult{}, partitionError(ErrEligibleLeadersNotAvailable, tp, ReasonNoEligibleReplica,
 				"no live replica of %v in ISR %v (unclean.leader.election.enable=%t)", replicas, isr, c.cfg.UncleanLeaderElectionEnable)
 		}
 		if slices.Contains(isr, leader) {
 			return c.apply(tp, p, strategy, leader, c.filterLive(isr), false)
 		}
-		return c.apply(tp, p, strategy, leader, []BrokerID{leader}, true)
+		// An election from the ELR is clean, one of the last known leader
+		// or of any live replica unclean; either way the ISR is the leader
+		// alone (PartitionChangeBuilder.tryElection).
+		return c.apply(tp, p, strategy, leader, []BrokerID{leader}, unclean)
 
 	case ReassignPartitionLeaderElectionStrategy:
 		if !p.ReassignmentInProgress() {
@@ -362,10 +498,23 @@ func (c *Controller) Elect(tp TopicPartition, strategy ElectionStrategy) (Electi
 }
 
 // apply installs a new leader and ISR, bumping both epochs (Kafka's
-// LeaderAndIsr.newLeaderAndIsr).
+// LeaderAndIsr.newLeaderAndIsr), and under EligibleLeaderReplicas the ELR
+// with them (the spec's Elect): a leader from the ISR leaves the ELR to
+// follow the ISR (maybePopulateTargetElr); a clean election from the ELR,
+// the ISR being empty, takes the leader out of it (tryElection); any other
+// election (the last known leader, unclean) empties it
+// (maybeUpdateRecordElr). The last known leader is forgotten once the
+// partition has a leader (maybeUpdateLastKnownLeader).
 func (c *Controller) apply(tp TopicPartition, p *PartitionState, strategy ElectionStrategy, leader BrokerID, isr []BrokerID, unclean bool) (ElectionResult, error) {
 	if p.LeaderEpoch == math.MaxInt32 || p.PartitionEpoch == math.MaxInt32 {
 		return ElectionResult{}, partitionError(ErrUnknownServerError, tp, ReasonEpochOverflow, "leader epoch %d, partition epoch %d", p.LeaderEpoch, p.PartitionEpoch)
+	}
+	var elr []BrokerID
+	switch {
+	case slices.Contains(p.Isr, leader):
+		elr = c.elrAfter(p, p.Isr, isr)
+	case !unclean && len(p.Isr) == 0 && slices.Contains(p.Elr, leader):
+		elr = nonEmpty(slices.DeleteFunc(slices.Clone(p.Elr), func(x BrokerID) bool { return x == leader }))
 	}
 	prev := p.LeaderAndIsr.Clone()
 	delete(c.leaderLost, tp)
@@ -375,6 +524,7 @@ func (c *Controller) apply(tp TopicPartition, p *PartitionState, strategy Electi
 		Isr:            isr,
 		PartitionEpoch: p.PartitionEpoch + 1,
 	}
+	p.Elr, p.LastKnownElr = elr, nil
 	return ElectionResult{Partition: tp, Strategy: strategy, Previous: prev, Elected: p.LeaderAndIsr.Clone(), Unclean: unclean}, nil
 }
 
@@ -420,16 +570,34 @@ func (c *Controller) ElectLeaders(tps []TopicPartition, strategy ElectionStrateg
 //     unclean.leader.election.enable: Kafka's OfflinePartitionLeaderElection
 //     over the reassigning partition's replica set (target ++ origin), whose
 //     unclean branch picks the first live replica, r; the ISR becomes [r].
+//     Under EligibleLeaderReplicas KRaft's electAnyLeader over the same
+//     order (EligibleLeaderElection) picks it, and the ELR is emptied.
 //
 // The reassignment is only the vehicle: ElectReplica leaves Assignment and
 // TargetReplicas untouched (completing the reordering would make r the
 // preferred replica, a notion the spec does not have).
 //
+// Under EligibleLeaderReplicas (KIP-966) two more cases elect r from
+// outside the ISR, before any unclean election (the spec's ElrElectable and
+// LastKnownElectable; EligibleLeaderElection):
+//
+//   - from the ELR, when the ISR is empty and r is in the ELR: clean; the
+//     ISR becomes [r] and r leaves the ELR;
+//   - as the last known leader, when the ISR and the ELR are empty and r
+//     is the last known leader: unclean (Kafka's canElectLastKnownLeader
+//     result), taken whatever unclean.leader.election.enable says; the ISR
+//     becomes [r] and the ELR empty;
+//
+// and an unclean election also needs that no live replica is eligible
+// this way. Every election forgets the last known leader.
+//
 // Refusals, with Reason: ReasonNotAReplica (INVALID_REPLICA_ASSIGNMENT),
 // ReasonNotLive, ReasonNotInIsr (unclean disabled), ReasonLiveIsrMember
-// (unclean enabled but an ISR member is live) — the last three
-// ELIGIBLE_LEADERS_NOT_AVAILABLE. These are exactly the cases where the
-// spec's Elect(r) is disabled (its MaxEpoch bound aside).
+// (unclean enabled but an ISR member is live), ReasonLiveEligibleLeader
+// (unclean enabled but a live ELR member or the live last known leader may
+// lead) — the last four ELIGIBLE_LEADERS_NOT_AVAILABLE. These are exactly
+// the cases where the spec's Elect(r) is disabled (its MaxEpoch bound
+// aside).
 func (c *Controller) ElectReplica(tp TopicPartition, r BrokerID) (ElectionResult, error) {
 	p, err := c.lookup(tp)
 	if err != nil {
@@ -462,17 +630,63 @@ func (c *Controller) ElectReplica(tp TopicPartition, r BrokerID) (ElectionResult
 		}
 		return c.apply(tp, p, ReassignPartitionLeaderElectionStrategy, r, c.filterLive(p.Isr), false)
 	}
+	elr := c.cfg.EligibleLeaderReplicas
+	if elr && c.eligibleOutsideIsr(p, r) {
+		// The ISR is empty and r is an ELR member (a clean election), or
+		// the ISR and the ELR are empty and r is the last known leader (an
+		// unclean one, unclean.leader.election.enable or not): KRaft's
+		// electAnyLeader over the target order picks r.
+		leader, unclean, ok := eligibleLeaderElection(target, p.Isr, p.Elr, p.LastKnownElr, live, false, c.elrBugs())
+		if !ok || leader != r {
+			return refuse(ErrUnknownServerError, ReasonUnspecified, "eligible leader election over %v chose %d", target, leader)
+		}
+		return c.apply(tp, p, OfflinePartitionLeaderElectionStrategy, r, []BrokerID{r}, unclean)
+	}
 	if !c.cfg.UncleanLeaderElectionEnable {
+		if elr {
+			return refuse(ErrEligibleLeadersNotAvailable, ReasonNotInIsr, "broker %d is not in ISR %v (ELR %v, last known leader %v)", r, p.Isr, p.Elr, p.LastKnownElr)
+		}
 		return refuse(ErrEligibleLeadersNotAvailable, ReasonNotInIsr, "broker %d is not in ISR %v", r, p.Isr)
 	}
 	if liveIsr := c.filterLive(p.Isr); len(liveIsr) > 0 {
 		return refuse(ErrEligibleLeadersNotAvailable, ReasonLiveIsrMember, "broker %d is not in ISR %v and ISR members %v are live", r, p.Isr, liveIsr)
 	}
-	leader, ok := OfflinePartitionLeaderElection(target, p.Isr, live, true)
+	if elr {
+		for _, x := range live {
+			if c.eligibleOutsideIsr(p, x) {
+				return refuse(ErrEligibleLeadersNotAvailable, ReasonLiveEligibleLeader,
+					"broker %d is not in ISR %v and broker %d is live and eligible (ELR %v, last known leader %v)", r, p.Isr, x, p.Elr, p.LastKnownElr)
+			}
+		}
+	}
+	var leader BrokerID
+	var ok bool
+	if elr {
+		leader, _, ok = eligibleLeaderElection(target, p.Isr, p.Elr, p.LastKnownElr, live, true, c.elrBugs())
+	} else {
+		leader, ok = OfflinePartitionLeaderElection(target, p.Isr, live, true)
+	}
 	if !ok || leader != r {
 		return refuse(ErrUnknownServerError, ReasonUnspecified, "unclean election over %v chose %d", target, leader)
 	}
 	return c.apply(tp, p, OfflinePartitionLeaderElectionStrategy, r, []BrokerID{r}, true)
+}
+
+// eligibleOutsideIsr reports whether broker x may lead p from outside its
+// ISR without an unclean election being enabled (the spec's ElrElectable
+// or LastKnownElectable; PartitionChangeBuilder.isValidNewLeader's ELR half
+// and canElectLastKnownLeader): the ISR is empty and x is in the ELR, or
+// the ISR and the ELR are empty and x is the last known leader. Liveness
+// is the caller's.
+func (c *Controller) eligibleOutsideIsr(p *PartitionState, x BrokerID) bool {
+	bugs := c.elrBugs()
+	return bugs.elrValid(p.Isr, p.Elr, x) || bugs.lastKnownValid(p.Isr, p.Elr, p.LastKnownElr, x)
+}
+
+// elrBugs are the enabled seeded bugs of the ELR's election rules.
+func (c *Controller) elrBugs() elrBugs {
+	return elrBugs{ignoreElr: c.cfg.mutant(MutantElrIgnoredInElection), elrWithIsr: c.cfg.mutant(MutantElrLeaderWithIsr),
+		noLastKnown: c.cfg.mutant(MutantNoLastKnownLeader)}
 }
 
 // ---------------------------------------------------------------------------
@@ -493,7 +707,10 @@ func (c *Controller) OnBrokerStartup(id BrokerID) ([]ElectionResult, map[TopicPa
 // OnBrokerFailure marks the broker offline and runs offline elections for
 // every partition that needs one (KafkaController.onBrokerFailure). Under
 // FenceFailedReplicas (KRaft) the broker also leaves the ISR of the
-// partitions it follows (FenceReplica; they are returned in fenced).
+// partitions it follows (FenceReplica; they are returned in fenced), and
+// under EligibleLeaderReplicas of those it leads too, before the election,
+// which may then pick an ELR member (KRaft elects in the fencing record
+// itself, after maybePopulateTargetElr).
 // Deviation for the ZooKeeper releases: Kafka also removes the broker from
 // the ISR of every partition it follows (OfflineReplica); here it stays in
 // the ISR until the leader shrinks it with AlterPartition, as in the spec,
@@ -556,6 +773,9 @@ type Snapshot struct {
 	Config     Config
 	Brokers    map[BrokerID]BrokerState
 	Partitions map[TopicPartition]PartitionState
+	// BrokerEpochs are the brokers' registration epochs (RegisterBroker),
+	// those never registered again absent (epoch 0).
+	BrokerEpochs map[BrokerID]int64
 	// OfflinePartitions is OfflinePartitions(): Kafka's OfflinePartition
 	// and NewPartition states, which the records above cannot show.
 	OfflinePartitions []TopicPartition
@@ -564,9 +784,13 @@ type Snapshot struct {
 // Snapshot returns a deep copy of the state.
 func (c *Controller) Snapshot() Snapshot {
 	s := Snapshot{
-		Config:     c.cfg,
-		Brokers:    make(map[BrokerID]BrokerState, len(c.brokers)),
-		Partitions: make(map[TopicPartition]PartitionState, len(c.partitions)),
+		Config:       c.cfg,
+		Brokers:      make(map[BrokerID]BrokerState, len(c.brokers)),
+		Partitions:   make(map[TopicPartition]PartitionState, len(c.partitions)),
+		BrokerEpochs: make(map[BrokerID]int64, len(c.brokerEpochs)),
+	}
+	for id, e := range c.brokerEpochs {
+		s.BrokerEpochs[id] = e
 	}
 	for id, st := range c.brokers {
 		s.Brokers[id] = st

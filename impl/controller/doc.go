@@ -25,6 +25,16 @@
 //   - "live" means online and not in controlled shutdown, as Kafka's
 //     ControllerContext.liveBrokerIds (shutting-down brokers are excluded).
 //
+// Under Config.EligibleLeaderReplicas (KIP-966, Kafka 4.1's default; the
+// release row EligibleLeader) each partition also has an ELR and a last
+// known leader (the spec's ctrlElr and ctrlLastKnownElr), kept as KRaft's
+// PartitionChangeBuilder keeps them: AlterPartition and fencing move the
+// replicas leaving an ISR below min.insync.replicas to the ELR, fencing may
+// empty the ISR and then records the last known leader, a broker that
+// registers after an unclean shutdown leaves the ELR (UncleanShutdown), and
+// elections go ISR, ELR, last known leader, unclean
+// (EligibleLeaderElection).
+//
 // Deviations from Kafka are listed where they are made; the main ones: the
 // controller does not remove a failed broker from ISRs by itself (the spec
 // leaves that to the leader's ShrinkIsr and filters the ISR at election

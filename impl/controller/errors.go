@@ -70,6 +70,12 @@ const (
 	ReasonTargetNotInIsr
 	// ReasonEpochOverflow: the leader or partition epoch would overflow int32.
 	ReasonEpochOverflow
+	// ReasonLiveEligibleLeader: the candidate is outside the ISR and unclean
+	// election is enabled, but under eligible leader replicas (KIP-966) a
+	// live ELR member or the live last known leader may lead, so an unclean
+	// election is not allowed (PartitionChangeBuilder.electAnyLeader tries
+	// them first).
+	ReasonLiveEligibleLeader
 )
 
 var reasonNames = [...]string{
@@ -84,6 +90,7 @@ var reasonNames = [...]string{
 	ReasonLeaderNotShuttingDown: "leader is not shutting down",
 	ReasonTargetNotInIsr:        "target replicas not all in ISR",
 	ReasonEpochOverflow:         "epoch overflow",
+	ReasonLiveEligibleLeader:    "not in ISR and an eligible leader replica or the last known leader is live",
 }
 
 func (r Reason) String() string {

@@ -66,6 +66,19 @@ type PartitionState struct {
 	LeaderAndIsr
 	// TargetReplicas is the target of an ongoing reassignment, nil if none.
 	TargetReplicas []BrokerID
+	// Elr is the partition's Eligible Leader Replicas (KIP-966;
+	// PartitionRegistration.elr, the spec's ctrlElr), sorted, nil when
+	// empty: replicas that left the ISR while it was below
+	// min.insync.replicas and may still lead once the ISR is empty. Always
+	// nil without Config.EligibleLeaderReplicas. The brokers never see it.
+	Elr []BrokerID
+	// LastKnownElr is PartitionRegistration.lastKnownElr (the spec's
+	// ctrlLastKnownElr), which with useLastKnownLeaderInBalancedRecovery
+	// (Kafka's default) holds the last known leader: the broker fenced out
+	// of the ISR when it became empty, nil again once the partition has a
+	// leader (PartitionChangeBuilder.maybeUpdateLastKnownLeader). At most
+	// one broker; always nil without Config.EligibleLeaderReplicas.
+	LastKnownElr []BrokerID
 }
 
 // Clone returns a deep copy.
@@ -74,6 +87,8 @@ func (p PartitionState) Clone() PartitionState {
 		Assignment:     slices.Clone(p.Assignment),
 		LeaderAndIsr:   p.LeaderAndIsr.Clone(),
 		TargetReplicas: slices.Clone(p.TargetReplicas),
+		Elr:            slices.Clone(p.Elr),
+		LastKnownElr:   slices.Clone(p.LastKnownElr),
 	}
 }
 
@@ -170,12 +185,35 @@ type Config struct {
 	// epoch. Off for the ZooKeeper releases, whose ISR shrinks only through
 	// the leader.
 	FenceFailedReplicas bool
+	// IsrBrokerEpochs is KIP-903 (3.5+, KRaft): every registration of a
+	// broker gets a new broker epoch (RegisterBroker), and an AlterPartition
+	// that adds a broker to the ISR with a broker epoch other than that of
+	// its current registration is refused with INELIGIBLE_REPLICA
+	// (ReplicationControlManager.ineligibleReplicasForIsr). Off, every
+	// broker keeps epoch 0 (the spec's brokerEpoch without isrBrokerEpochs).
+	IsrBrokerEpochs bool
+	// EligibleLeaderReplicas is KIP-966's Eligible Leader Replicas
+	// (eligible.leader.replicas.version=1, the default for new clusters
+	// from Kafka 4.1; ReplicationControlManager.isElrEnabled), a KRaft
+	// feature: it needs FenceFailedReplicas. With it the controller keeps
+	// each partition's ELR and last known leader (PartitionState.Elr,
+	// LastKnownElr), fencing takes a failed broker out of the ISR even when
+	// it leads or is the ISR's last member, a broker that registers after
+	// an unclean shutdown leaves the ELR (UncleanShutdown), and elections
+	// go ISR, then ELR, then the last known leader
+	// (EligibleLeaderElection).
+	EligibleLeaderReplicas bool
+	// MinInsyncReplicas is the topics' min.insync.replicas (default 1; a
+	// topic config in Kafka, controller-wide here). Only the ELR reads it,
+	// through the effective minimum min(min.insync.replicas, replication
+	// factor) (ReplicationControlManager.getTopicEffectiveMinIsr).
+	MinInsyncReplicas int
 	// AcceptStalePartitionEpoch is a seeded bug for the mutation check
 	// (broker.MutantStalePartitionEpoch): AlterPartition takes a stale
 	// partition epoch for the current one. Never set otherwise.
 	AcceptStalePartitionEpoch bool
-	// Mutants are seeded bugs for the simulation's checks (see Mutant);
-	// never set outside them.
+	// Mutants are seeded bugs for the simulation's checks and the mutation
+	// check (see Mutant); never set outside them.
 	Mutants []Mutant
 }
 
@@ -201,6 +239,44 @@ const (
 // Mutants lists the controller's seeded bugs.
 var Mutants = []Mutant{MutantOfflineElectionIgnoresIsr, MutantUncleanPrefersOutOfIsr}
 
+// The controller's seeded bugs of the mutation check (refine/mutants,
+// `hwepoch mutants`): impl/broker's Mutants lists each under the same name,
+// and the cluster passes it to its controller (Config.Mutants). They are
+// 4.1's Eligible Leader Replicas (KIP-966) and KIP-903's controller check.
+const (
+	// MutantElrKeepsRestarted: a broker that registers after an unclean
+	// shutdown stays in the ELR (UncleanShutdown does nothing), though its
+	// log may have lost what made it eligible
+	// (ReplicationControlManager.handleBrokerUncleanShutdown).
+	MutantElrKeepsRestarted Mutant = "elr-keeps-restarted"
+	// MutantElrNotFilled: the replicas leaving an ISR below the effective
+	// min.insync.replicas do not join the ELR
+	// (PartitionChangeBuilder.maybePopulateTargetElr without its
+	// candidates), so the ELR stays empty.
+	MutantElrNotFilled Mutant = "elr-not-filled"
+	// MutantElrIgnoredInElection: the elections never pick an ELR member
+	// (isValidNewLeader without its ELR half): a partition whose ISR is
+	// empty waits for its last known leader once the ELR empties, or for an
+	// unclean election.
+	MutantElrIgnoredInElection Mutant = "elr-ignored-in-election"
+	// MutantElrLeaderWithIsr: an ELR member may lead while the ISR is not
+	// empty (isValidNewLeader's ELR half without "the ISR is empty").
+	MutantElrLeaderWithIsr Mutant = "elr-leader-with-isr"
+	// MutantNoLastKnownLeader: the last known leader is never elected
+	// (canElectLastKnownLeader false): with the ISR and the ELR empty only
+	// an unclean election, when enabled, gives the partition a leader.
+	MutantNoLastKnownLeader Mutant = "no-last-known-leader"
+	// MutantIgnoresBrokerEpochs: AlterPartition ignores the broker epochs
+	// of the replicas it adds (KIP-903's ineligibleReplicasForIsr check
+	// off), so it takes a replica into the ISR on the strength of a fetch of
+	// an earlier incarnation.
+	MutantIgnoresBrokerEpochs Mutant = "controller-ignores-broker-epochs"
+)
+
+// CheckMutants lists the controller bugs of the mutation check.
+var CheckMutants = []Mutant{MutantElrKeepsRestarted, MutantElrNotFilled, MutantElrIgnoredInElection,
+	MutantElrLeaderWithIsr, MutantNoLastKnownLeader, MutantIgnoresBrokerEpochs}
+
 func (c Config) mutant(m Mutant) bool {
 	for _, x := range c.Mutants {
 		if x == m {
@@ -216,6 +292,7 @@ func DefaultConfig() Config {
 		UncleanLeaderElectionEnable:        false,
 		AutoLeaderRebalanceEnable:          true,
 		LeaderImbalancePerBrokerPercentage: 10,
+		MinInsyncReplicas:                  1,
 	}
 }
 
@@ -224,6 +301,14 @@ func (c Config) Validate() error {
 	if c.LeaderImbalancePerBrokerPercentage < 0 {
 		return &Error{Code: ErrInvalidConfig,
 			Message: fmt.Sprintf("leader.imbalance.per.broker.percentage must be >= 0, got %d", c.LeaderImbalancePerBrokerPercentage)}
+	}
+	if c.MinInsyncReplicas < 0 || (c.EligibleLeaderReplicas && c.MinInsyncReplicas < 1) {
+		return &Error{Code: ErrInvalidConfig, Candidate: NoLeader,
+			Message: fmt.Sprintf("min.insync.replicas must be >= 1, got %d", c.MinInsyncReplicas)}
+	}
+	if c.EligibleLeaderReplicas && !c.FenceFailedReplicas {
+		return &Error{Code: ErrInvalidConfig, Candidate: NoLeader,
+			Message: "eligible leader replicas (KIP-966) are KRaft's: they need FenceFailedReplicas"}
 	}
 	return nil
 }

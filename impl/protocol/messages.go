@@ -89,8 +89,12 @@ type FetchPartition struct {
 // FetchRequest asks a leader for records.
 type FetchRequest struct {
 	Header
-	ReplicaID  BrokerID // the follower, or ConsumerReplicaID
-	Partitions []FetchPartition
+	ReplicaID BrokerID // the follower, or ConsumerReplicaID
+	// ReplicaEpoch is the follower's broker epoch, that of its current
+	// registration with the controller (Fetch v15's ReplicaState.ReplicaEpoch,
+	// KIP-903); -1 where the release sends none, and for a consumer.
+	ReplicaEpoch int64
+	Partitions   []FetchPartition
 }
 
 // FetchResponsePartition is one partition of a FetchResponse. FetchOffset
@@ -224,6 +228,12 @@ type AlterPartitionRequest struct {
 	LeaderEpoch    int32
 	PartitionEpoch int32
 	NewIsr         []BrokerID
+	// NewIsrBrokerEpochs are the broker epochs of NewIsr's members, in its
+	// order (AlterPartition v3's NewIsrWithEpochs, KIP-903): for each
+	// follower the epoch of its last fetch the leader counted, -1 for one
+	// the leader knows none of, for the leader itself, and where the
+	// release sends none (nil: all -1). -1 skips the controller's check.
+	NewIsrBrokerEpochs []int64
 	// Proposal is the correlation id of the proposal's first send, kept by
 	// its resends. Not on Kafka's wire: this implementation's controller
 	// answers a resend of a proposal it decided with that decision (see

@@ -42,10 +42,17 @@ const (
 	// requests fenced by the partition epoch, the HW over the maximal ISR
 	// (KIP-497, KIP-841).
 	DivergingEpoch Policy = "DivergingEpoch"
+	// EligibleLeader is Kafka 4.1 with eligible.leader.replicas.version=1
+	// (KIP-966 part 1; opt-in on 4.0, the default for new clusters from
+	// 4.1): the brokers of 3.9, and a controller that keeps the replicas
+	// removed from an ISR below min.insync.replicas eligible (the ELR),
+	// lets the ISR become empty, and elects from the ISR, then the ELR,
+	// then the last known leader.
+	EligibleLeader Policy = "EligibleLeader"
 )
 
 // Policies lists every policy, in the order Kafka shipped them.
-var Policies = []Policy{HighWatermark, Kip101, LeaderEpoch, DivergingEpoch}
+var Policies = []Policy{HighWatermark, Kip101, LeaderEpoch, DivergingEpoch, EligibleLeader}
 
 // Valid reports whether p is one of the policies. The zero value is not
 // valid, so a configuration that forgot to choose is caught.
@@ -165,6 +172,20 @@ type Release struct {
 	MinIsrGatesHW bool
 	// Fencing: leaders check the caller's current leader epoch (KIP-320).
 	Fencing bool
+	// IsrBrokerEpochs (the spec's isrBrokerEpochs): KIP-903 (3.5+, KRaft),
+	// a replica joins the ISR only with the broker epoch of its current
+	// registration: a follower's Fetch carries its broker epoch, the leader
+	// proposes a follower only when it counted a fetch of the follower's
+	// current incarnation (Partition.isReplicaIsrEligible), and
+	// AlterPartition carries each member's broker epoch, which the
+	// controller checks (INELIGIBLE_REPLICA).
+	IsrBrokerEpochs bool
+	// Elr: Eligible Leader Replicas (KIP-966), a controller change only:
+	// the controller's ELR and last known leader, ISR shrinks and fencing
+	// that may empty the ISR, the election order ISR, ELR, last known
+	// leader, and a restarting broker leaving the ELR (its shutdown was
+	// unclean). The brokers never see the ELR.
+	Elr bool
 }
 
 // table is spec/Replication.tla's Releases.
@@ -175,7 +196,7 @@ var table = map[Policy]Release{
 		LeaderEntry: NoLeaderEntry, UndefinedTo: ToHW,
 		AsyncIsr: false, ExpandLiveOnly: false,
 		ExpandNeedsEpochStart: false, StaleFetchServed: true,
-		MinIsrGatesHW: false, Fencing: false,
+		MinIsrGatesHW: false, Fencing: false, IsrBrokerEpochs: false, Elr: false,
 	},
 	Kip101: {
 		Release: "0.11.0.3", RestartFetcherOn: LeaderChange,
@@ -183,7 +204,7 @@ var table = map[Policy]Release{
 		LeaderEntry: FirstAppend, UndefinedTo: ToHW,
 		AsyncIsr: false, ExpandLiveOnly: false,
 		ExpandNeedsEpochStart: false, StaleFetchServed: true,
-		MinIsrGatesHW: false, Fencing: false,
+		MinIsrGatesHW: false, Fencing: false, IsrBrokerEpochs: false, Elr: false,
 	},
 	LeaderEpoch: {
 		Release: "2.1.0", RestartFetcherOn: EpochChange,
@@ -191,7 +212,7 @@ var table = map[Policy]Release{
 		LeaderEntry: BecomeLeader, UndefinedTo: ToFetchOffset,
 		AsyncIsr: false, ExpandLiveOnly: false,
 		ExpandNeedsEpochStart: true, StaleFetchServed: true,
-		MinIsrGatesHW: false, Fencing: true,
+		MinIsrGatesHW: false, Fencing: true, IsrBrokerEpochs: false, Elr: false,
 	},
 	DivergingEpoch: {
 		Release: "3.9.0", RestartFetcherOn: EpochChange,
@@ -199,7 +220,15 @@ var table = map[Policy]Release{
 		LeaderEntry: BecomeLeader, UndefinedTo: ToFetchOffset,
 		AsyncIsr: true, ExpandLiveOnly: true,
 		ExpandNeedsEpochStart: true, StaleFetchServed: false,
-		MinIsrGatesHW: true, Fencing: true,
+		MinIsrGatesHW: true, Fencing: true, IsrBrokerEpochs: true, Elr: false,
+	},
+	EligibleLeader: {
+		Release: "4.1.0", RestartFetcherOn: EpochChange,
+		Reconcile: ReconcileDivergingEpoch, CacheAssign: TruncateAndAppend,
+		LeaderEntry: BecomeLeader, UndefinedTo: ToFetchOffset,
+		AsyncIsr: true, ExpandLiveOnly: true,
+		ExpandNeedsEpochStart: true, StaleFetchServed: false,
+		MinIsrGatesHW: true, Fencing: true, IsrBrokerEpochs: true, Elr: true,
 	},
 }
 

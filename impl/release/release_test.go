@@ -51,6 +51,8 @@ func row(r Release) map[string]string {
 		"staleFetchServed":      b(r.StaleFetchServed),
 		"minIsrGatesHW":         b(r.MinIsrGatesHW),
 		"fencing":               b(r.Fencing),
+		"isrBrokerEpochs":       b(r.IsrBrokerEpochs),
+		"elr":                   b(r.Elr),
 	}
 }
 
@@ -142,9 +144,37 @@ func TestIsAblation(t *testing.T) {
 		{DivergingEpoch, true, true, 2, false},
 		{DivergingEpoch, true, false, 2, true},  // 3.9 without the gate
 		{DivergingEpoch, true, false, 1, false}, // the gate cannot act at 1
+		{EligibleLeader, true, true, 2, false},  // 4.1 as shipped
+		{EligibleLeader, true, true, 1, false},
+		{EligibleLeader, false, true, 2, true},  // 4.1 without KIP-320
+		{EligibleLeader, true, false, 2, true},  // 4.1 without the gate (and ELR then unsafe)
+		{EligibleLeader, true, false, 1, false}, // the gate cannot act at 1
 	} {
 		if got, err := IsAblation(c.p, c.fencing, c.gate, c.minIsr); err != nil || got != c.want {
 			t.Errorf("IsAblation(%s, fencing=%t, gate=%t, min=%d) = %t, want %t", c.p, c.fencing, c.gate, c.minIsr, got, c.want)
 		}
+	}
+}
+
+// TestEligibleLeaderBrokersAre39: the 4.1 row with ELR is the 3.9 row but
+// for its tag and Elr (the research note, docs/research/kip966-elr.md §3:
+// the leader never sees the ELR), and Elr is on in that row only.
+func TestEligibleLeaderBrokersAre39(t *testing.T) {
+	el, _ := Of(EligibleLeader)
+	de, _ := Of(DivergingEpoch)
+	if !el.Elr || el.Release != "4.1.0" {
+		t.Fatalf("EligibleLeader = %+v, want Elr and release 4.1.0", el)
+	}
+	el.Release, el.Elr = de.Release, de.Elr
+	if el != de {
+		t.Errorf("EligibleLeader's broker side %+v differs from DivergingEpoch's %+v", el, de)
+	}
+	for _, p := range Policies {
+		if r, _ := Of(p); r.Elr != (p == EligibleLeader) {
+			t.Errorf("%s.Elr = %t", p, r.Elr)
+		}
+	}
+	if Policies[len(Policies)-1] != EligibleLeader {
+		t.Errorf("Policies = %v, want EligibleLeader last (the order Kafka shipped them)", Policies)
 	}
 }

@@ -15,6 +15,7 @@ const (
 	Kip101         = release.Kip101
 	LeaderEpoch    = release.LeaderEpoch
 	DivergingEpoch = release.DivergingEpoch
+	EligibleLeader = release.EligibleLeader
 )
 
 // Policies lists every policy, in the order Kafka shipped them.

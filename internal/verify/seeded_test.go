@@ -72,6 +72,23 @@ func TestQuickChecksCatchTheSeededBugs(t *testing.T) {
 			"the validator accepted the run of kip101-scenario-1 HighWatermark"},
 		{string(sim.MutantReadAtHW), func() []Row { return BoundaryRows(traces, string(sim.MutantReadAtHW), nil) },
 			"the check let it through"},
+		// KIP-903's two checks and 4.1's Eligible Leader Replicas: the
+		// replay of their hand-written regressions (refine/known_test.go),
+		// which the refine stage replays with every other trace.
+		{string(broker.MutantExpandStaleBrokerEpoch), func() []Row { return refineWith(broker.MutantExpandStaleBrokerEpoch) },
+			"regressions/kip903-no-expand-of-earlier-incarnation.itf.json [DivergingEpoch]: implementation differs at step 13"},
+		{string(broker.MutantIgnoresBrokerEpochs), func() []Row { return refineWith(broker.MutantIgnoresBrokerEpochs) },
+			"regressions/kip903-controller-refuses-earlier-incarnation.itf.json [DivergingEpoch]: implementation differs at step 14"},
+		{string(broker.MutantElrKeepsRestarted), func() []Row { return refineWith(broker.MutantElrKeepsRestarted) },
+			"regressions/elr-election-order.itf.json [EligibleLeader]: implementation differs at step 10"},
+		{string(broker.MutantElrNotFilled), func() []Row { return refineWith(broker.MutantElrNotFilled) },
+			"regressions/elr-election-order.itf.json [EligibleLeader]: implementation differs at step 5"},
+		{string(broker.MutantElrIgnoredInElection), func() []Row { return refineWith(broker.MutantElrIgnoredInElection) },
+			"regressions/elr-election-order.itf.json [EligibleLeader]: implementation differs at step 8"},
+		{string(broker.MutantNoLastKnownLeader), func() []Row { return refineWith(broker.MutantNoLastKnownLeader) },
+			"regressions/elr-election-order.itf.json [EligibleLeader]: implementation differs at step 15"},
+		{string(broker.MutantElrLeaderWithIsr), func() []Row { return refineWith(broker.MutantElrLeaderWithIsr) },
+			"regressions/elr-no-election-while-isr.itf.json [EligibleLeader]: implementation differs at step 7"},
 		// Issue 22's liveness mutants: the liveness stage, the liveness
 		// check alone, names the property each breaks.
 		{string(broker.MutantFetcherStopsAfterLoss), liveWith(broker.MutantFetcherStopsAfterLoss), "stalled: ReplicasCatchUp"},

@@ -4,7 +4,7 @@ package viewer
 
 // kafkaSource is docs/mapping.md's Kafka source column, by spec action.
 var kafkaSource = map[string]string{
-	"Elect":                               "`PartitionLeaderElectionAlgorithms.scala`, `KafkaController.scala` / `QuorumController`",
+	"Elect":                               "`PartitionLeaderElectionAlgorithms.scala`, `KafkaController.scala` / `QuorumController`; 4.1: `PartitionChangeBuilder.java` (`electAnyLeader`, `isValidNewLeader`, `canElectLastKnownLeader`, `tryElection`)",
 	"HandleLeaderAndIsr":                  "`ReplicaManager.scala` (`becomeLeaderOrFollower`), `Partition.scala` (`makeLeader`, `makeFollower`)",
 	"Produce":                             "`Partition.scala` (`appendRecordsToLeader`), `ReplicaManager.scala` (`appendRecords`), `DelayedProduce.scala`",
 	"SendOffsetsForLeaderEpoch":           "`AbstractFetcherThread.scala` (`truncateToEpochEndOffsets`)",
@@ -16,11 +16,11 @@ var kafkaSource = map[string]string{
 	"HandleFetchResponse":                 "`ReplicaFetcherThread.scala` (`processPartitionData`), `AbstractFetcherThread.scala` (`handleOutOfRangeError`, `truncateOnFetchResponse`)",
 	"ShrinkIsr":                           "`Partition.scala` (`maybeShrinkIsr`, `prepareIsrShrink`), `AlterPartitionManager.scala`",
 	"ExpandIsr":                           "`Partition.scala` (`maybeExpandIsr`, `isFollowerInSync`; KAFKA-7128)",
-	"HandleAlterPartition":                "`ReplicationControlManager.java` (`validateAlterPartitionData`), `PartitionChangeBuilder.java`",
+	"HandleAlterPartition":                "`ReplicationControlManager.java` (`validateAlterPartitionData`, `ineligibleReplicasForIsr`), `PartitionChangeBuilder.java` (`maybePopulateTargetElr`)",
 	"HandleAlterPartitionResponse":        "`Partition.scala` (`handleAlterPartitionUpdate`, `handleAlterPartitionError`)",
 	"CheckpointHW":                        "`ReplicaManager.scala` (`checkpointHighWatermarks`), `CheckpointFile.java`",
-	"Crash":                               "a broker's death; `KafkaController.scala` (`onBrokerFailure`)",
-	"Restart":                             "`LogManager.scala` (log recovery), `KafkaController.scala` (`onBrokerStartup`)",
+	"Crash":                               "a broker's death; `KafkaController.scala` (`onBrokerFailure`); KRaft: `ReplicationControlManager.handleBrokerFenced`",
+	"Restart":                             "`LogManager.scala` (log recovery), `KafkaController.scala` (`onBrokerStartup`); KRaft: `ClusterControlManager.registerBroker`, 4.1: `ReplicationControlManager.handleBrokerUncleanShutdown`",
 	"LoseMessage":                         "`NetworkClient` request timeout (`request.timeout.ms`)",
 	"MissLeaderAndIsr":                    "`ControllerChannelManager.scala` (`shutdown`, `removeBroker`: queued requests dropped), `MetadataBatchLoader.java` (batches buffered into one delta)",
 }

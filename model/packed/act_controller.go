@@ -6,19 +6,28 @@ import "github.com/hwepoch/hwepoch/model"
 // (model/act_controller.go).
 
 // elect mirrors Elect(r) (model's elect): the controller elects r and bumps
-// the leader epoch and the partition epoch.
+// the leader epoch and the partition epoch; the ELR follows the election
+// and the last known leader is forgotten.
 func (s *Succ) elect(p *State, r int, t *State) bool {
 	if !p.up(r) || int(p.CtrlEpoch) >= s.maxEpoch {
 		return false
 	}
-	live := s.live(p)
-	inIsr := p.CtrlIsr.Has(r)
-	if !inIsr && (!s.unclean || p.CtrlIsr&live != 0) {
+	if !s.electable(p).Has(r) && !s.uncleanElectable(p) {
 		return false
 	}
-	newIsr := bit(r)
-	if inIsr {
-		newIsr = p.CtrlIsr & live
+	var newIsr, newElr Set
+	switch {
+	case p.CtrlIsr.Has(r):
+		newIsr = p.CtrlIsr & s.live(p)
+		newElr = s.elrAfter(p.CtrlIsr, newIsr, p.CtrlElr)
+	case s.elrElectable(p, r):
+		newIsr = bit(r)
+		newElr = p.CtrlElr &^ bit(r)
+		if s.bug == bugElrElectionKeepsElr {
+			newElr = p.CtrlElr
+		}
+	default:
+		newIsr = bit(r)
 	}
 	e, pe := p.CtrlEpoch+1, p.CtrlPartitionEpoch+1
 	*t = *p
@@ -29,6 +38,8 @@ func (s *Succ) elect(p *State, r int, t *State) bool {
 	if s.bug == bugElectKeepsPartitionEpoch {
 		t.CtrlPartitionEpoch = p.CtrlPartitionEpoch
 	}
+	t.CtrlElr = newElr
+	t.CtrlLastKnownElr = 0
 	m := leaderAndIsr(int8(r), e, newIsr, pe)
 	s.sendToLive(p, t, &m, -1)
 	return true
@@ -82,6 +93,7 @@ func (s *Succ) becomeLeader(p, t *State, r int, m *Msg) {
 	from := pr.ProduceEpoch
 	if isNewLeader {
 		s.noViews(&tr.FollowerLeo)
+		s.noViews(&tr.FollowerBrokerEpoch)
 		from = m.Epoch
 	}
 	tr.Role = model.Leader
@@ -107,6 +119,7 @@ func (s *Succ) becomeFollower(p, t *State, r int, m *Msg) {
 	tr.Leader = m.Leader
 	tr.Isr = 0
 	s.noViews(&tr.FollowerLeo)
+	s.noViews(&tr.FollowerBrokerEpoch)
 	tr.ProduceEpoch = -1
 	tr.PartEpoch = -1
 	tr.PendingIsr = 0

@@ -39,7 +39,9 @@ func (s *Succ) afterCrash(p *State, r, f int, out *Msg) {
 // crash mirrors Crash(r, keep): r loses its volatile state, every message to
 // or from it but an orphaned fetch, and (with UnflushedLoss) all but keep
 // records of its log. The controller unsets a dead leader; under
-// asynchronous ISR changes it fences a dead ISR follower out of the ISR.
+// asynchronous ISR changes it fences a dead ISR follower out of the ISR, and
+// with ELR any dead ISR member, into the ELR below min.insync.replicas,
+// recording the last known leader when the ISR empties.
 func (s *Succ) crash(p *State, r, keep int, t *State) bool {
 	if !p.up(r) || int(p.Crashes) >= s.maxCrashes {
 		return false
@@ -64,6 +66,7 @@ func (s *Succ) crash(p *State, r, keep int, t *State) bool {
 	}
 	tr.Isr = 0
 	s.noViews(&tr.FollowerLeo)
+	s.noViews(&tr.FollowerBrokerEpoch)
 	tr.FetchState = model.FetchNone
 	tr.ProduceEpoch = -1
 	tr.PartEpoch = -1
@@ -73,26 +76,42 @@ func (s *Succ) crash(p *State, r, keep int, t *State) bool {
 	}
 	tr.AlterPartition.noMsg()
 	t.Crashes = p.Crashes + 1
-	fence := s.asyncIsr && p.CtrlLeader != self && p.CtrlLeader != None && p.CtrlIsr.Has(r)
-	if p.CtrlLeader == self {
-		t.CtrlLeader = None
+	var fence bool
+	if s.elr {
+		fence = p.CtrlIsr.Has(r)
+	} else {
+		fence = s.asyncIsr && p.CtrlLeader != self && p.CtrlLeader != None && p.CtrlIsr.Has(r)
 	}
+	l := p.CtrlLeader
+	if l == self {
+		l = None
+	}
+	t.CtrlLeader = l
 	tr.clearQueue()
 	if fence {
 		isr := p.CtrlIsr &^ bit(r)
 		pe := p.CtrlPartitionEpoch + 1
 		t.CtrlIsr = isr
 		t.CtrlPartitionEpoch = pe
-		// Up(x) is read in the unprimed state, where r is still up: skip it.
-		m := leaderAndIsr(p.CtrlLeader, p.CtrlEpoch, isr, pe)
-		s.sendToLive(p, t, &m, r)
+		t.CtrlElr = s.elrAfter(p.CtrlIsr, isr, p.CtrlElr)
+		if isr == 0 {
+			t.CtrlLastKnownElr = bit(r)
+		}
+		if l != None {
+			// Up(x) is read in the unprimed state, where r is still up: skip it.
+			m := leaderAndIsr(l, p.CtrlEpoch, isr, pe)
+			s.sendToLive(p, t, &m, r)
+		}
 	}
 	return true
 }
 
 // restart mirrors Restart(r): HW = min(checkpoint, LEO), the epoch cache is
 // truncated to the LEO, and the controller sends the current LeaderAndIsr
-// when the partition has a leader.
+// when the partition has a leader. With KIP-903 the broker registers with a
+// new broker epoch; with ELR its shutdown was unclean: it leaves the ELR, a
+// partition change that bumps the partition epoch and reaches the live
+// brokers.
 func (s *Succ) restart(p *State, r int, t *State) bool {
 	pr := &p.R[r]
 	if pr.Role != model.Offline {
@@ -103,10 +122,25 @@ func (s *Succ) restart(p *State, r int, t *State) bool {
 	tr.Hw = min(pr.HwCheckpoint, pr.LogLen)
 	tr.truncateFromEnd(pr.LogLen)
 	tr.Role = model.Starting
+	if s.isrBrokerEpochs {
+		tr.BrokerEpoch = pr.BrokerEpoch + 1
+	}
+	leaves := p.CtrlElr.Has(r)
+	pe := p.CtrlPartitionEpoch
+	if leaves {
+		pe++
+		t.CtrlPartitionEpoch = pe
+		if s.bug != bugRestartKeepsElr {
+			t.CtrlElr = p.CtrlElr &^ bit(r)
+		}
+	}
 	tr.clearQueue()
 	if p.CtrlLeader != None {
-		m := leaderAndIsr(p.CtrlLeader, p.CtrlEpoch, p.CtrlIsr, p.CtrlPartitionEpoch)
+		m := leaderAndIsr(p.CtrlLeader, p.CtrlEpoch, p.CtrlIsr, pe)
 		tr.pushQueue(&m)
+		if leaves {
+			s.sendToLive(p, t, &m, r) // r is down in p: only the others
+		}
 	}
 	return true
 }

@@ -70,6 +70,10 @@ func (s *Succ) updateFollowerFetchState(p *State, l, f int, t *State) bool {
 	pl, tl := &p.R[l], &t.R[l]
 	if pl.Role == model.Leader {
 		tl.FollowerLeo[f] = m.Offset
+		tl.FollowerBrokerEpoch[f] = -1
+		if s.isrBrokerEpochs {
+			tl.FollowerBrokerEpoch[f] = p.R[f].BrokerEpoch
+		}
 		if !s.mutHWNotAdvanced { // mutant hook
 			s.advanceHW(p, t, l, pl.Isr, maximalIsr(p, l), &tl.FollowerLeo, pl.ProduceEpoch, pl.LeaderEpoch)
 		}

@@ -1,6 +1,10 @@
 package packed
 
-import "github.com/hwepoch/hwepoch/model"
+import (
+	"math/bits"
+
+	"github.com/hwepoch/hwepoch/model"
+)
 
 // ISR changes (model/act_isr.go): the leader's decision (ShrinkIsr,
 // ExpandIsr), taking effect at once in the synchronous releases and as an
@@ -11,8 +15,15 @@ import "github.com/hwepoch/hwepoch/model"
 func (s *Succ) changeIsr(p, t *State, l int, isr Set) {
 	pl, tl := &p.R[l], &t.R[l]
 	if s.asyncIsr {
+		var be [MaxReplicas]int8 // each member's broker epoch in l's view, -1 for the others
+		for x := range s.n {
+			be[x] = -1
+			if isr.Has(x) {
+				be[x] = pl.FollowerBrokerEpoch[x]
+			}
+		}
 		tl.PendingIsr = isr
-		tl.AlterPartition.alterPartitionReq(pl.LeaderEpoch, pl.PartEpoch, isr)
+		tl.AlterPartition.alterPartitionReq(pl.LeaderEpoch, pl.PartEpoch, isr, &be)
 		return
 	}
 	tl.Isr = isr
@@ -45,6 +56,9 @@ func (s *Succ) expandIsr(p *State, l, f int, t *State) bool {
 	if s.expandLiveOnly && !p.up(f) {
 		return false
 	}
+	if s.isrBrokerEpochs && pl.FollowerBrokerEpoch[f] != p.R[f].BrokerEpoch && s.bug != bugExpandIgnoresBrokerEpoch {
+		return false // KIP-903: the view is of an earlier incarnation
+	}
 	view := pl.FollowerLeo[f]
 	if view < pl.Hw || (s.expandNeedsEpochStart && view < epochStart(p, l)) {
 		return false
@@ -67,7 +81,7 @@ func (s *Succ) handleAlterPartition(p *State, l int, t *State) bool {
 		err = model.ErrFencedLeaderEpoch
 	case m.PartitionEpoch != p.CtrlPartitionEpoch:
 		err = model.ErrInvalidUpdateVersion
-	case m.Isr&^p.CtrlIsr&^s.live(p) != 0:
+	case !s.eligible(p, m):
 		err = model.ErrIneligibleReplica
 	}
 	*t = *p
@@ -78,10 +92,24 @@ func (s *Succ) handleAlterPartition(p *State, l int, t *State) bool {
 	}
 	if err == model.ErrNone {
 		t.CtrlIsr = m.Isr
+		t.CtrlElr = s.elrAfter(p.CtrlIsr, m.Isr, p.CtrlElr)
 		t.CtrlPartitionEpoch = p.CtrlPartitionEpoch + 1
 		ta.alterPartitionResp(model.ErrNone, m.LeaderEpoch, p.CtrlPartitionEpoch+1, m.Isr)
 	} else {
 		ta.alterPartitionResp(err, 0, 0, 0)
+	}
+	return true
+}
+
+// eligible is whether every replica the proposal m adds to the controller's
+// ISR is live and, where m gives it a broker epoch (not -1), in that
+// registration (KIP-841, KIP-903).
+func (s *Succ) eligible(p *State, m *Msg) bool {
+	for x := uint8(m.Isr &^ p.CtrlIsr); x != 0; x &= x - 1 {
+		i := bits.TrailingZeros8(x)
+		if be := m.BrokerEpochs[i]; !p.up(i) || (be != -1 && be != p.R[i].BrokerEpoch) {
+			return false
+		}
 	}
 	return true
 }

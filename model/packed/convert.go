@@ -94,6 +94,13 @@ func FromModel(cfg *model.Config, s *model.State, p *State) (err error) {
 		for k, v := range s.FollowerLeo[i] {
 			r.FollowerLeo[k] = num(v)
 		}
+		if len(s.FollowerBrokerEpoch[i]) != n {
+			return fmt.Errorf("replica %s: followerBrokerEpoch has %d entries, want %d", cfg.Replicas[i], len(s.FollowerBrokerEpoch[i]), n)
+		}
+		for k, v := range s.FollowerBrokerEpoch[i] {
+			r.FollowerBrokerEpoch[k] = num(v)
+		}
+		r.BrokerEpoch = num(s.BrokerEpoch[i])
 		r.FetchState = s.FetchState[i]
 		r.ProduceEpoch = num(s.ProduceEpoch[i])
 		r.PartEpoch = num(s.PartitionEpoch[i])
@@ -118,6 +125,8 @@ func FromModel(cfg *model.Config, s *model.State, p *State) (err error) {
 	p.CtrlEpoch = num(s.CtrlEpoch)
 	p.CtrlIsr = set(s.CtrlIsr)
 	p.CtrlPartitionEpoch = num(s.CtrlPartitionEpoch)
+	p.CtrlElr = set(s.CtrlElr)
+	p.CtrlLastKnownElr = set(s.CtrlLastKnownElr)
 	p.NextID = num(s.NextId)
 	p.Crashes = num(s.Crashes)
 	for _, x := range s.Acked {
@@ -192,40 +201,61 @@ func msgFrom(cfg *model.Config, m *model.Msg, p *Msg) error {
 		p.Records[k] = Record{id, ep}
 	}
 	p.Orphan, p.Diverging = m.Orphan, m.Diverging
+	// An AlterPartition gives every replica a broker epoch; no other type
+	// has the field (ToModel gives it back so).
+	switch n := cfg.N(); {
+	case m.Type == model.MsgAlterPartition && len(m.BrokerEpochs) != n:
+		return fmt.Errorf("an AlterPartition with %d broker epochs, want %d", len(m.BrokerEpochs), n)
+	case m.Type != model.MsgAlterPartition && len(m.BrokerEpochs) != 0:
+		return fmt.Errorf("a %s with broker epochs", m.Type)
+	}
+	for k, v := range m.BrokerEpochs {
+		x, err := small(v)
+		if err != nil {
+			return err
+		}
+		p.BrokerEpochs[k] = x
+	}
 	return nil
 }
 
 // ToModel converts p into s, a fresh model.State that shares nothing with p.
+// Its slices are carved out of one allocation per element type (toModelArena),
+// each capped at its length, so that an append to one copies it rather than
+// writing into its neighbour: the differential tests convert every successor.
 func ToModel(cfg *model.Config, p *State) model.State {
 	n := cfg.N()
+	a := newToModelArena(cfg, p)
 	s := model.State{
-		Log:             make([][]model.Record, n),
-		EpochCache:      make([][]model.Entry, n),
-		HwCheckpoint:    make([]int, n),
-		Role:            make([]model.Role, n),
-		LeaderEpoch:     make([]int, n),
-		Leader:          make([]model.Replica, n),
-		Hw:              make([]int, n),
-		Isr:             make([][]model.Replica, n),
-		FollowerLeo:     make([][]int, n),
-		FetchState:      make([]model.FetchState, n),
-		ProduceEpoch:    make([]int, n),
-		PartitionEpoch:  make([]int, n),
-		PendingIsr:      make([][]model.Replica, n),
-		ControllerQueue: make([][]model.Msg, n),
-		Inflight:        make([]model.Msg, n),
-		AlterPartition:  make([]model.Msg, n),
+		Log:                 a.recSlices.take(n),
+		EpochCache:          a.entSlices.take(n),
+		HwCheckpoint:        a.ints.take(n),
+		Role:                make([]model.Role, n),
+		LeaderEpoch:         a.ints.take(n),
+		Leader:              a.reps.take(n),
+		Hw:                  a.ints.take(n),
+		Isr:                 a.repSlices.take(n),
+		FollowerLeo:         a.intSlices.take(n),
+		FollowerBrokerEpoch: a.intSlices.take(n),
+		FetchState:          make([]model.FetchState, n),
+		ProduceEpoch:        a.ints.take(n),
+		PartitionEpoch:      a.ints.take(n),
+		PendingIsr:          a.repSlices.take(n),
+		BrokerEpoch:         a.ints.take(n),
+		ControllerQueue:     a.msgSlices.take(n),
+		Inflight:            a.msgs.take(n),
+		AlterPartition:      a.msgs.take(n),
 	}
 	for i := range n {
 		r := &p.R[i]
 		if r.LogLen > 0 {
-			s.Log[i] = make([]model.Record, r.LogLen)
+			s.Log[i] = a.recs.take(int(r.LogLen))
 			for k := range s.Log[i] {
 				s.Log[i][k] = model.Record{ID: int(r.Log[k].ID), Epoch: int(r.Log[k].Epoch)}
 			}
 		}
 		if r.CacheLen > 0 {
-			s.EpochCache[i] = make([]model.Entry, r.CacheLen)
+			s.EpochCache[i] = a.ents.take(int(r.CacheLen))
 			for k := range s.EpochCache[i] {
 				s.EpochCache[i][k] = model.Entry{Epoch: int(r.Cache[k].Epoch), Start: int(r.Cache[k].Start)}
 			}
@@ -235,33 +265,93 @@ func ToModel(cfg *model.Config, p *State) model.State {
 		s.LeaderEpoch[i] = int(r.LeaderEpoch)
 		s.Leader[i] = name(cfg, r.Leader)
 		s.Hw[i] = int(r.Hw)
-		s.Isr[i] = members(cfg, r.Isr)
-		s.FollowerLeo[i] = make([]int, n)
+		s.Isr[i] = a.members(cfg, r.Isr)
+		s.FollowerLeo[i] = a.ints.take(n)
+		s.FollowerBrokerEpoch[i] = a.ints.take(n)
 		for k := range n {
 			s.FollowerLeo[i][k] = int(r.FollowerLeo[k])
+			s.FollowerBrokerEpoch[i][k] = int(r.FollowerBrokerEpoch[k])
 		}
+		s.BrokerEpoch[i] = int(r.BrokerEpoch)
 		s.FetchState[i] = r.FetchState
 		s.ProduceEpoch[i] = int(r.ProduceEpoch)
 		s.PartitionEpoch[i] = int(r.PartEpoch)
-		s.PendingIsr[i] = members(cfg, r.PendingIsr)
+		s.PendingIsr[i] = a.members(cfg, r.PendingIsr)
 		if r.QueueLen > 0 {
-			s.ControllerQueue[i] = make([]model.Msg, r.QueueLen)
+			s.ControllerQueue[i] = a.msgs.take(int(r.QueueLen))
 			for k := range s.ControllerQueue[i] {
-				s.ControllerQueue[i][k] = msgTo(cfg, &r.Queue[k])
+				s.ControllerQueue[i][k] = a.msgTo(cfg, &r.Queue[k])
 			}
 		}
-		s.Inflight[i] = msgTo(cfg, &r.Inflight)
-		s.AlterPartition[i] = msgTo(cfg, &r.AlterPartition)
+		s.Inflight[i] = a.msgTo(cfg, &r.Inflight)
+		s.AlterPartition[i] = a.msgTo(cfg, &r.AlterPartition)
 	}
 	s.CtrlLeader = name(cfg, p.CtrlLeader)
 	s.CtrlEpoch = int(p.CtrlEpoch)
-	s.CtrlIsr = members(cfg, p.CtrlIsr)
+	s.CtrlIsr = a.members(cfg, p.CtrlIsr)
 	s.CtrlPartitionEpoch = int(p.CtrlPartitionEpoch)
+	s.CtrlElr = a.members(cfg, p.CtrlElr)
+	s.CtrlLastKnownElr = a.members(cfg, p.CtrlLastKnownElr)
 	s.NextId = int(p.NextID)
 	s.Crashes = int(p.Crashes)
 	s.Acked = offsetIDs(p.Acked)
 	s.Committed = offsetIDs(p.Committed)
 	return s
+}
+
+// arena is storage ToModel carves slices out of, front to back.
+type arena[T any] []T
+
+// take is the next k elements, capped at k.
+func (a *arena[T]) take(k int) []T {
+	out := (*a)[:k:k]
+	*a = (*a)[k:]
+	return out
+}
+
+// toModelArena is what ToModel's state is made of, sized for p exactly.
+type toModelArena struct {
+	ints      arena[int]
+	reps      arena[model.Replica]
+	recs      arena[model.Record]
+	ents      arena[model.Entry]
+	msgs      arena[model.Msg]
+	intSlices arena[[]int]
+	repSlices arena[[]model.Replica]
+	recSlices arena[[]model.Record]
+	entSlices arena[[]model.Entry]
+	msgSlices arena[[]model.Msg]
+}
+
+func newToModelArena(cfg *model.Config, p *State) *toModelArena {
+	n := cfg.N()
+	ints, reps, recs, ents, msgs := 6*n+2*n*n, n, 0, 0, 2*n
+	msg := func(m *Msg) {
+		reps += m.Isr.size()
+		recs += int(m.NRecords)
+		if m.Type == model.MsgAlterPartition {
+			ints += n
+		}
+	}
+	for i := range n {
+		r := &p.R[i]
+		recs += int(r.LogLen)
+		ents += int(r.CacheLen)
+		msgs += int(r.QueueLen)
+		reps += r.Isr.size() + r.PendingIsr.size()
+		for k := range r.QueueLen {
+			msg(&r.Queue[k])
+		}
+		msg(&r.Inflight)
+		msg(&r.AlterPartition)
+	}
+	reps += p.CtrlIsr.size() + p.CtrlElr.size() + p.CtrlLastKnownElr.size()
+	return &toModelArena{
+		ints: make([]int, ints), reps: make([]model.Replica, reps), recs: make([]model.Record, recs),
+		ents: make([]model.Entry, ents), msgs: make([]model.Msg, msgs),
+		intSlices: make([][]int, 2*n), repSlices: make([][]model.Replica, 2*n),
+		recSlices: make([][]model.Record, n), entSlices: make([][]model.Entry, n), msgSlices: make([][]model.Msg, n),
+	}
 }
 
 func name(cfg *model.Config, i int8) model.Replica {
@@ -273,11 +363,16 @@ func name(cfg *model.Config, i int8) model.Replica {
 
 // members is the sorted set of s's replicas (nil when empty, as the model
 // keeps an empty set).
-func members(cfg *model.Config, s Set) []model.Replica {
-	var out []model.Replica
+func (a *toModelArena) members(cfg *model.Config, s Set) []model.Replica {
+	if s == 0 {
+		return nil
+	}
+	out := a.reps.take(s.size())
+	k := 0
 	for i := range cfg.N() {
 		if s.Has(i) {
-			out = append(out, cfg.Replicas[i])
+			out[k] = cfg.Replicas[i]
+			k++
 		}
 	}
 	return out
@@ -297,21 +392,27 @@ func offsetIDs(b uint32) []model.OffsetID {
 	return out
 }
 
-func msgTo(cfg *model.Config, p *Msg) model.Msg {
+func (a *toModelArena) msgTo(cfg *model.Config, p *Msg) model.Msg {
 	m := model.Msg{Type: p.Type, Epoch: int(p.Epoch), PartitionEpoch: int(p.PartitionEpoch),
 		LeaderEpoch: int(p.LeaderEpoch), CurrentEpoch: int(p.CurrentEpoch), Error: p.Error,
 		Offset: int(p.Offset), Hw: int(p.Hw), Leo: int(p.Leo), LastFetchedEpoch: int(p.LastFetchedEpoch),
 		Orphan: p.Orphan, Diverging: p.Diverging,
 		DivergingEpoch: model.EpochOffset{Epoch: int(p.DivEpoch), Offset: int(p.DivOffset)}}
-	m.Isr = members(cfg, p.Isr)
+	m.Isr = a.members(cfg, p.Isr)
 	if p.Type == model.MsgLeaderAndIsr {
 		m.Leader = name(cfg, p.Leader)
 	}
 	if hasSrcDst(p.Type) {
 		m.Src, m.Dst = name(cfg, p.Src), name(cfg, p.Dst)
 	}
+	if p.Type == model.MsgAlterPartition {
+		m.BrokerEpochs = a.ints.take(cfg.N())
+		for k := range m.BrokerEpochs {
+			m.BrokerEpochs[k] = int(p.BrokerEpochs[k])
+		}
+	}
 	if p.NRecords > 0 {
-		m.Records = make([]model.Record, p.NRecords)
+		m.Records = a.recs.take(int(p.NRecords))
 		for k := range m.Records {
 			m.Records[k] = model.Record{ID: int(p.Records[k].ID), Epoch: int(p.Records[k].Epoch)}
 		}

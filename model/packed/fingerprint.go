@@ -25,7 +25,8 @@ func Fingerprint(n int, p *State, buf []byte) uint64 {
 		tail := unsafe.Slice((*byte)(unsafe.Pointer(&r.Inflight)), 2*msgSize)
 		k += copy(buf[k:], tail)
 	}
-	ctrl := [...]int8{p.CtrlLeader, p.CtrlEpoch, int8(p.CtrlIsr), p.CtrlPartitionEpoch, p.NextID, p.Crashes}
+	ctrl := [...]int8{p.CtrlLeader, p.CtrlEpoch, int8(p.CtrlIsr), p.CtrlPartitionEpoch, int8(p.CtrlElr),
+		int8(p.CtrlLastKnownElr), p.NextID, p.Crashes}
 	for _, x := range ctrl {
 		buf[k] = byte(x)
 		k++
@@ -42,7 +43,9 @@ const (
 	msgSize     = int(unsafe.Sizeof(Msg{}))
 )
 
-// FingerprintBuf is the scratch Fingerprint needs.
+// FingerprintBuf is the scratch Fingerprint needs: the replicas, then 8
+// bytes of the controller's and ghost fields and 8 of the acked and
+// committed sets.
 const FingerprintBuf = MaxReplicas*int(unsafe.Sizeof(Replica{})) + 16
 
 // The struct layout Fingerprint relies on: Inflight and AlterPartition

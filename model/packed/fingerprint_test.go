@@ -53,7 +53,7 @@ func TestFingerprintIsAFunctionOfTheState(t *testing.T) {
 // fingerprint of the same state reached directly.
 func TestPermuteIsCanonical(t *testing.T) {
 	total := 0
-	for _, co := range threeReplicaCorpora(t) {
+	for _, co := range permutationCorpora(t) {
 		cfg := &co.check.Config
 		var p, q, want State
 		for k := range co.visited {

@@ -5,6 +5,11 @@ import "github.com/hwepoch/hwepoch/model"
 // Inert mirrors model.Inert on the packed state: whether replica f's
 // fetcher slot holds a message whose every handling empties the slot and
 // changes nothing else (docs/correctness.md, "The inert-message reduction").
+// KIP-903's broker epochs and ELR change nothing here: the only handler of
+// a fetcher's message that touches them is UpdateFollowerFetchState, of a
+// FetchRead, which is never inert; ELR's elections, fences and restarts
+// keep leader epochs growing and a crash of either end still empties the
+// slot; and no ELR invariant or property reads a fetcher's slot.
 func (s *Succ) Inert(p *State, f int) bool {
 	r := &p.R[f]
 	m := &r.Inflight

@@ -28,6 +28,9 @@ var Invariants = map[string]func(cfg *model.Config, p *State) bool{
 	"NoVisibleLoss":                      NoVisibleLoss,
 	"StrongIsr":                          StrongIsr,
 	"NoCommittedLossAnywhere":            NoCommittedLossAnywhere,
+	"ElrWellFormed":                      ElrWellFormed,
+	"ElrComplete":                        ElrComplete,
+	"ElrInMaximalIsr":                    ElrInMaximalIsr,
 	"NeverLeaderChange":                  NeverLeaderChange,
 	"NeverCommitted":                     NeverCommitted,
 	"NeverAcked":                         NeverAcked,
@@ -43,10 +46,12 @@ var Invariants = map[string]func(cfg *model.Config, p *State) bool{
 // are exactly model.Properties'. As with the model's, a checker tests A only
 // on steps that change the state.
 var Properties = map[string]func(cfg *model.Config, p, q *State) bool{
-	"NeverTruncates":              NoTruncation,
-	"NeverHWAdvancesWhilePending": HWStaysWhilePending,
-	"NeverDivergingTruncation":    NoDivergingTruncation,
-	"NeverTruncatesCommitted":     NoCommittedTruncation,
+	"NeverTruncates":               NoTruncation,
+	"NeverHWAdvancesWhilePending":  HWStaysWhilePending,
+	"NeverDivergingTruncation":     NoDivergingTruncation,
+	"NeverTruncatesCommitted":      NoCommittedTruncation,
+	"NeverElrElection":             NoElrElection,
+	"NeverLastKnownLeaderElection": NoLastKnownLeaderElection,
 }
 
 // inRange is lo <= x <= hi.
@@ -93,9 +98,12 @@ func TypeOK(cfg *model.Config, p *State) bool {
 			return false
 		}
 		for k := range n {
-			if !typeInRange(r.FollowerLeo[k], -1, cfg.MaxRecords) {
+			if !typeInRange(r.FollowerLeo[k], -1, cfg.MaxRecords) || !typeInRange(r.FollowerBrokerEpoch[k], -1, cfg.MaxCrashes) {
 				return false
 			}
+		}
+		if !typeInRange(r.BrokerEpoch, 0, cfg.MaxCrashes) {
+			return false
 		}
 		for k := range int(r.QueueLen) {
 			m := &r.Queue[k]
@@ -134,7 +142,8 @@ func TypeOK(cfg *model.Config, p *State) bool {
 		}
 	}
 	if (p.CtrlLeader != None && !typeIsReplica(cfg, p.CtrlLeader)) || !typeInRange(p.CtrlEpoch, -1, cfg.MaxEpoch) ||
-		!typeSubset(cfg, p.CtrlIsr) || p.CtrlPartitionEpoch < -1 || !typeInRange(p.NextID, 1, cfg.MaxRecords+1) ||
+		!typeSubset(cfg, p.CtrlIsr) || p.CtrlPartitionEpoch < -1 || !typeSubset(cfg, p.CtrlElr) ||
+		!typeSubset(cfg, p.CtrlLastKnownElr) || p.CtrlLastKnownElr.size() > 1 || !typeInRange(p.NextID, 1, cfg.MaxRecords+1) ||
 		!typeInRange(p.Crashes, 0, cfg.MaxCrashes) {
 		return false
 	}
@@ -333,6 +342,46 @@ outer:
 	return true
 }
 
+// ElrWellFormed mirrors model.ElrWellFormed.
+func ElrWellFormed(cfg *model.Config, p *State) bool {
+	switch {
+	case p.CtrlElr&p.CtrlIsr != 0:
+		return false
+	case p.CtrlIsr.size() >= model.EffMinIsr(cfg) && p.CtrlElr != 0:
+		return false
+	case (p.CtrlLastKnownElr != 0) != (p.CtrlIsr == 0):
+		return false
+	}
+	return cfg.Rel().Elr || (p.CtrlElr == 0 && p.CtrlLastKnownElr == 0)
+}
+
+// ElrComplete mirrors model.ElrComplete.
+func ElrComplete(cfg *model.Config, p *State) bool {
+	for set := p.Committed; set != 0; set &= set - 1 {
+		o, id := pairAt(bits.TrailingZeros32(set))
+		for i := range cfg.N() {
+			if r := &p.R[i]; p.CtrlElr.Has(i) && replicaUp(r) && !replicaHolds(r, o, id) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ElrInMaximalIsr mirrors model.ElrInMaximalIsr.
+func ElrInMaximalIsr(cfg *model.Config, p *State) bool {
+	for l := range cfg.N() {
+		r := &p.R[l]
+		if r.Role != model.Leader || r.LeaderEpoch != p.CtrlEpoch || r.Isr.size() < model.EffMinIsr(cfg) {
+			continue
+		}
+		if (p.CtrlIsr|p.CtrlElr)&^maximalIsr(p, l) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // NeverCommittedSurvivesLeaderChange mirrors model.NeverCommittedSurvivesLeaderChange.
 func NeverCommittedSurvivesLeaderChange(cfg *model.Config, p *State) bool {
 	for i := range cfg.N() {
@@ -448,6 +497,20 @@ func NoDivergingTruncation(cfg *model.Config, p, q *State) bool {
 		}
 	}
 	return true
+}
+
+// NoElrElection mirrors model.NoElrElection: no step elects a replica
+// ElrElectable before it.
+func NoElrElection(cfg *model.Config, p, q *State) bool {
+	return !(q.CtrlEpoch > p.CtrlEpoch && q.CtrlLeader != None &&
+		cfg.Rel().Elr && p.CtrlIsr == 0 && p.CtrlElr.Has(int(q.CtrlLeader)))
+}
+
+// NoLastKnownLeaderElection mirrors model.NoLastKnownLeaderElection: no
+// step elects the replica LastKnownElectable before it.
+func NoLastKnownLeaderElection(cfg *model.Config, p, q *State) bool {
+	return !(q.CtrlEpoch > p.CtrlEpoch && q.CtrlLeader != None &&
+		cfg.Rel().Elr && p.CtrlIsr == 0 && p.CtrlElr == 0 && p.CtrlLastKnownElr == bit(int(q.CtrlLeader)))
 }
 
 // NoCommittedTruncation mirrors model.NoCommittedTruncation.

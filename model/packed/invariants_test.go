@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -462,5 +463,150 @@ func TestInvariantsDoNotAllocate(t *testing.T) {
 		if a := testing.AllocsPerRun(100, func() { f(cfg, &p, &q) }); a != 0 {
 			t.Errorf("%s: %v allocations", n, a)
 		}
+	}
+}
+
+// The ELR invariants and action properties, on perturbed states. On the
+// states the ci configurations reach the three invariants never fail (they
+// hold), so the comparison above cannot tell a wrong packed form of them
+// from a right one. Here the controller's ISR, ELR and last known leader of
+// states of the ELR configurations (and of a 3.9 one, without ELR) are
+// drawn at random, and so is a step's elected leader, and half the time
+// min.insync.replicas is 1 (at 2 of two replicas, a leader's maximal ISR
+// holds everyone whenever ElrInMaximalIsr asks): on these the invariants
+// and properties fail often, and packed must agree with the model on each.
+func compareElrPerturbed(t *testing.T, invs map[string]func(*model.Config, *State) bool,
+	props map[string]func(*model.Config, *State, *State) bool) (bad []mismatch, falses map[string]int) {
+	names := []string{"ElrWellFormed", "ElrComplete", "ElrInMaximalIsr", "TypeOK"}
+	propNames := []string{"NeverElrElection", "NeverLastKnownLeaderElection"}
+	falses = map[string]int{}
+	cos := elrCorpora(t)
+	for _, co := range ciCorpora(t) {
+		if co.check.Name == "de-unflushed-min2" {
+			cos = append(cos, co)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var p, q State
+	for _, co := range cos {
+		min1 := co.check.Config
+		min1.MinInsyncReplicas = 1
+		n := min1.N()
+		for k := 0; k < co.visited; k += 1 + co.visited/2000 {
+			co.state(k, &p)
+			for x := range 4 {
+				cfg := &co.check.Config
+				if x%2 == 1 {
+					cfg = &min1
+				}
+				all := 1<<n - 1
+				p.CtrlIsr = Set(rng.IntN(all + 1))
+				p.CtrlElr = Set(rng.IntN(all + 1))
+				p.CtrlLastKnownElr = Set(rng.IntN(all + 1))
+				if rng.IntN(2) == 0 {
+					p.CtrlElr &^= p.CtrlIsr
+				}
+				if rng.IntN(2) == 0 && p.CtrlLastKnownElr.size() > 1 {
+					p.CtrlLastKnownElr &= -p.CtrlLastKnownElr // its lowest member
+				}
+				s := ToModel(cfg, &p)
+				for _, name := range names {
+					wantH, wantP := verdict(func() bool { return model.Invariants[name](cfg, s) })
+					gotH, gotP := verdict(func() bool { return invs[name](cfg, &p) })
+					if !wantH {
+						falses[name]++
+					}
+					if gotH != wantH || gotP != wantP {
+						bad = append(bad, mismatch{co.check.Name, name, k, verdictString(gotH, gotP), verdictString(wantH, wantP)})
+					}
+				}
+				q = p
+				q.CtrlEpoch = p.CtrlEpoch + int8(rng.IntN(2))
+				q.CtrlLeader = int8(rng.IntN(n+1) - 1)
+				u := ToModel(cfg, &q)
+				for _, name := range propNames {
+					wantH, wantP := verdict(func() bool { return model.Properties[name](cfg, s, u) })
+					gotH, gotP := verdict(func() bool { return props[name](cfg, &p, &q) })
+					if !wantH {
+						falses[name]++
+					}
+					if gotH != wantH || gotP != wantP {
+						bad = append(bad, mismatch{co.check.Name, name + " (a step)", k, verdictString(gotH, gotP), verdictString(wantH, wantP)})
+					}
+				}
+			}
+		}
+	}
+	return bad, falses
+}
+
+func TestElrInvariantsEqualModelOnPerturbedStates(t *testing.T) {
+	bad, falses := compareElrPerturbed(t, Invariants, Properties)
+	for _, m := range bad[:min(len(bad), 10)] {
+		t.Error(m)
+	}
+	for name, k := range falses {
+		t.Logf("%-30s false on %d perturbed states", name, k)
+	}
+	for _, name := range []string{"ElrWellFormed", "ElrComplete", "ElrInMaximalIsr", "NeverElrElection", "NeverLastKnownLeaderElection"} {
+		if falses[name] == 0 {
+			t.Errorf("%s is false on no perturbed state: a bug in it could not show", name)
+		}
+	}
+}
+
+// Seeded bugs in the packed ELR invariants and properties: each, alone,
+// makes the perturbed comparison fail.
+func TestElrInvariantMutantsAreCaught(t *testing.T) {
+	for _, m := range []struct {
+		name, bug string
+		inv       func(*model.Config, *State) bool
+		prop      func(*model.Config, *State, *State) bool
+	}{
+		{"ElrWellFormed", "lets the last known leader stand beside a non-empty ISR", func(cfg *model.Config, p *State) bool {
+			return p.CtrlElr&p.CtrlIsr == 0 && !(p.CtrlIsr.size() >= model.EffMinIsr(cfg) && p.CtrlElr != 0) &&
+				!(p.CtrlIsr == 0 && p.CtrlLastKnownElr == 0) && (cfg.Rel().Elr || (p.CtrlElr == 0 && p.CtrlLastKnownElr == 0))
+		}, nil},
+		{"ElrComplete", "asks it of the dead ELR members too", func(cfg *model.Config, p *State) bool {
+			for set := p.Committed; set != 0; set &= set - 1 {
+				o, id := pairAt(bits.TrailingZeros32(set))
+				for i := range cfg.N() {
+					if p.CtrlElr.Has(i) && !replicaHolds(&p.R[i], o, id) {
+						return false
+					}
+				}
+			}
+			return true
+		}, nil},
+		{"ElrInMaximalIsr", "checks the ISR only, not the ELR", func(cfg *model.Config, p *State) bool {
+			for l := range cfg.N() {
+				r := &p.R[l]
+				if r.Role == model.Leader && r.LeaderEpoch == p.CtrlEpoch && r.Isr.size() >= model.EffMinIsr(cfg) &&
+					p.CtrlIsr&^maximalIsr(p, l) != 0 {
+					return false
+				}
+			}
+			return true
+		}, nil},
+		{"NeverElrElection", "does not ask the ISR to be empty", nil, func(cfg *model.Config, p, q *State) bool {
+			return !(q.CtrlEpoch > p.CtrlEpoch && q.CtrlLeader != None && cfg.Rel().Elr && p.CtrlElr.Has(int(q.CtrlLeader)))
+		}},
+		{"NeverLastKnownLeaderElection", "does not ask the ELR to be empty", nil, func(cfg *model.Config, p, q *State) bool {
+			return !(q.CtrlEpoch > p.CtrlEpoch && q.CtrlLeader != None && cfg.Rel().Elr && p.CtrlIsr == 0 &&
+				p.CtrlLastKnownElr == bit(int(q.CtrlLeader)))
+		}},
+	} {
+		invs, props := maps.Clone(Invariants), maps.Clone(Properties)
+		if m.inv != nil {
+			invs[m.name] = m.inv
+		} else {
+			props[m.name] = m.prop
+		}
+		bad, _ := compareElrPerturbed(t, invs, props)
+		if len(bad) == 0 {
+			t.Errorf("%s %s: the comparison with the model did not notice", m.name, m.bug)
+			continue
+		}
+		t.Logf("%s %s: %d states tell (first: %v)", m.name, m.bug, len(bad), bad[0])
 	}
 }

@@ -22,22 +22,31 @@ import (
 //   - an epoch cache holds at most one entry per epoch, epochs increasing,
 //     so it is stored as a start (or none) for each epoch 0..E;
 //   - the controller's partition epoch is -1..E under the synchronous ISR
-//     releases (only elections bump it); under the asynchronous one at most
+//     releases (only elections bump it); under the asynchronous ones at most
 //     P+E+C (an AlterPartition is accepted only below P, after which up to
-//     E more elections and C fences may bump it);
+//     E more elections and C fences may bump it), and with ELR P+E+2C (a
+//     restart that takes its broker out of the ELR bumps it too);
 //   - a controller queue holds at most E+1 LeaderAndIsr requests (one per
-//     election), plus C (fences) under the asynchronous release: a restart
-//     replaces the queue with one request, a crash empties it;
+//     election), plus C (fences) under the asynchronous releases and 2C
+//     (fences and restarts leaving the ELR) with ELR: a restart replaces
+//     the restarted broker's queue with one request, a crash empties it
+//     (partitionBounds derives both);
+//   - broker epochs are 0..C (KIP-903: one bump per restart), a leader's
+//     views of them and an AlterPartition's -1..C; without the release
+//     field they are constant (0, -1) and take no bits, nor do the ELR and
+//     the last known leader without ELR;
 //   - messages are stored by type, each slot a union as wide as its widest
 //     type: a fetcher slot holds only the types its release sends, without
 //     the end that is the slot's own replica; an ISR-change slot exists only
 //     under the asynchronous release with P > 0.
 //
-// A few facts of the spec save bits, and Pack checks each: a replica's view
-// of itself is -1 (it never fetches from itself), a LeaderAndIsr's ISR holds
-// its leader, a fetcher message's own end is its slot's replica. A value
-// outside its field's range is a bug of the model or of these bounds: Pack
-// panics with a *RangeError (Check's, naming the field), never wraps.
+// A few facts of the spec save bits, and Pack checks each: a replica's views
+// of itself (LEO and broker epoch) are -1 (it never fetches from itself), and
+// so is the broker epoch an AlterPartition gives its own leader; a
+// LeaderAndIsr's ISR holds its leader; a fetcher message's own end is its
+// slot's replica. A value outside its field's range is a bug of the model or
+// of these bounds: Pack panics with a *RangeError (Check's, naming the
+// field), never wraps.
 type Layout struct {
 	n     int // replicas
 	bits  int // bits Pack writes
@@ -62,12 +71,15 @@ type Layout struct {
 	cacheLen, cacheEpoch, cacheOrder, cacheStart, cacheSlot         fieldSpec
 	hwCkpt, role, leaderEpoch, leader, hw, isr                      fieldSpec
 	selfView, view, fetchState, produce, partEp, pending            fieldSpec
+	selfBrokerView, brokerView, brokerEpoch                         fieldSpec
 	queueLen, laiType, laiLeader, laiEpoch, laiInIsr, laiIsr, laiPE fieldSpec
 	inType, peer, inErr, epochAsk, curEp, off, offAns, lfe, orphan  fieldSpec
 	nrec, msgID, msgEpoch, readHw, respHw, leo, div, divEp, divOff  fieldSpec
 	own                                                             [MaxReplicas]fieldSpec
 	apType, apErr, apLeaderEp, apPE, apRespPE, apIsr                fieldSpec
+	apSelfBrokerEp, apBrokerEp                                      fieldSpec
 	ctrlLeader, ctrlEpoch, ctrlIsr, cpe, nextID, crashes, pairs     fieldSpec
+	ctrlElr, ctrlLastKnownElr                                       fieldSpec
 }
 
 const numMsgTypes = int(model.MsgAlterPartitionResponse) + 1
@@ -127,10 +139,7 @@ func NewLayout(cfg *model.Config) (*Layout, error) {
 	n, R, E, C, P := cfg.N(), cfg.MaxRecords, cfg.MaxEpoch, cfg.MaxCrashes, cfg.MaxPartitionEpoch
 	rel := cfg.Rel()
 	async := rel.AsyncIsr
-	cpeMax, queue, bound := E, E+1, "MaxEpoch+1"
-	if async {
-		cpeMax, queue, bound = P+E+C, E+1+C, "MaxEpoch+1+MaxCrashes"
-	}
+	cpeMax, queue, queueBound, cpeBound := partitionBounds(cfg)
 	switch {
 	case n > MaxReplicas:
 		return nil, fmt.Errorf("%d replicas: the packed state holds at most %d", n, MaxReplicas)
@@ -139,9 +148,11 @@ func NewLayout(cfg *model.Config) (*Layout, error) {
 	case E+1 > MaxCache:
 		return nil, fmt.Errorf("MaxEpoch = %d: the packed state holds epoch caches of at most %d entries (epochs 0..%d)", E, MaxCache, MaxCache-1)
 	case queue > MaxQueue:
-		return nil, fmt.Errorf("a controller queue may hold %d requests (%s): the packed state holds at most %d", queue, bound, MaxQueue)
+		return nil, fmt.Errorf("a controller queue may hold %d requests (%s): the packed state holds at most %d", queue, queueBound, MaxQueue)
 	case cpeMax > 120:
-		return nil, fmt.Errorf("partition epochs up to %d (MaxPartitionEpoch+MaxEpoch+MaxCrashes) do not fit the packed state's int8", cpeMax)
+		return nil, fmt.Errorf("partition epochs up to %d (%s) do not fit the packed state's int8", cpeMax, cpeBound)
+	case C > 120:
+		return nil, fmt.Errorf("broker epochs up to MaxCrashes = %d do not fit the packed state's int8", C)
 	}
 	l := &Layout{n: n, records: R, queueSlots: queue, pairBits: R * R}
 	set := 1<<n - 1
@@ -161,6 +172,16 @@ func NewLayout(cfg *model.Config) (*Layout, error) {
 	l.selfView, l.view = factSpec(-1, -1, "view of itself (followerLeo)"), rangeSpec(-1, R, "followerLeo")
 	l.fetchState, l.produce = rangeSpec(0, int(model.Fetching), "fetchState"), rangeSpec(-1, E, "produceEpoch")
 	l.partEp = rangeSpec(-1, cpeMax, "partitionEpoch")
+	// KIP-903: a broker epoch is 0..C (one bump per restart, and restarts
+	// follow crashes); a leader's view of one is -1 or a broker epoch it
+	// read. Without the release field they stay 0 and -1.
+	beMax := -1
+	if rel.IsrBrokerEpochs {
+		beMax = C
+	}
+	l.brokerEpoch = rangeSpec(0, max(beMax, 0), "brokerEpoch")
+	l.selfBrokerView = factSpec(-1, -1, "view of its own broker epoch (followerBrokerEpoch)")
+	l.brokerView = rangeSpec(-1, beMax, "followerBrokerEpoch")
 	isrChanges := async && P > 0 // MayChangeIsr: a proposal needs a partition epoch below P
 	l.pending = rangeSpec(0, 0, "pendingIsr")
 	if isrChanges {
@@ -235,7 +256,11 @@ func NewLayout(cfg *model.Config) (*Layout, error) {
 		l.apErr, l.apLeaderEp = rangeSpec(0, int(model.ErrIneligibleReplica), "AlterPartitionResponse error"), rangeSpec(0, E, "alterPartition leaderEpoch")
 		l.apPE, l.apRespPE = rangeSpec(0, P-1, "AlterPartition partitionEpoch"), rangeSpec(0, cpeMax, "AlterPartitionResponse partitionEpoch")
 		l.apIsr = rangeSpec(0, set, "alterPartition isr")
-		l.apWidth[model.MsgAlterPartition] = w(&l.apLeaderEp, &l.apPE, &l.apIsr)
+		// An AlterPartition's broker epochs are its leader's views (or -1):
+		// its own is -1, as the view of itself is.
+		l.apSelfBrokerEp = factSpec(-1, -1, "AlterPartition broker epoch of its leader")
+		l.apBrokerEp = rangeSpec(-1, beMax, "AlterPartition broker epoch")
+		l.apWidth[model.MsgAlterPartition] = w(&l.apLeaderEp, &l.apPE, &l.apIsr) + (n-1)*w(&l.apBrokerEp)
 		l.apWidth[model.MsgAlterPartitionResponse] = w(&l.apErr, &l.apLeaderEp, &l.apRespPE, &l.apIsr)
 		l.apBits = max(l.apWidth[model.MsgAlterPartition], l.apWidth[model.MsgAlterPartitionResponse])
 	}
@@ -243,18 +268,64 @@ func NewLayout(cfg *model.Config) (*Layout, error) {
 	l.ctrlLeader, l.ctrlEpoch, l.ctrlIsr = rangeSpec(-1, n-1, "ctrlLeader"), rangeSpec(-1, E, "ctrlEpoch"), rangeSpec(0, set, "ctrlIsr")
 	l.cpe, l.nextID, l.crashes = rangeSpec(-1, cpeMax, "ctrlPartitionEpoch"), rangeSpec(1, R+1, "nextId"), rangeSpec(0, C, "crashes")
 	l.pairs = factSpec(0, R-1, "acked or committed [offset, id]'s offset (or its id is outside 1..MaxRecords)")
+	l.ctrlElr, l.ctrlLastKnownElr = rangeSpec(0, 0, "ctrlElr"), rangeSpec(0, 0, "ctrlLastKnownElr")
+	if rel.Elr {
+		l.ctrlElr, l.ctrlLastKnownElr = rangeSpec(0, set, l.ctrlElr.name), rangeSpec(0, set, l.ctrlLastKnownElr.name)
+	}
 
 	perReplica := w(&l.logLen, &l.hwCkpt, &l.role, &l.leaderEpoch, &l.leader, &l.hw, &l.isr, &l.fetchState,
-		&l.produce, &l.partEp, &l.pending, &l.queueLen, &l.inType, &l.apType) +
-		R*w(&l.recID, &l.recEpoch) + l.cacheSlots*w(&l.cacheSlot) + (n-1)*w(&l.view) +
+		&l.produce, &l.partEp, &l.pending, &l.brokerEpoch, &l.queueLen, &l.inType, &l.apType) +
+		R*w(&l.recID, &l.recEpoch) + l.cacheSlots*w(&l.cacheSlot) + (n-1)*w(&l.view, &l.brokerView) +
 		queue*l.laiBits + l.inBits + l.apBits
-	top := w(&l.ctrlLeader, &l.ctrlEpoch, &l.ctrlIsr, &l.cpe, &l.nextID, &l.crashes) + 2*l.pairBits
+	top := w(&l.ctrlLeader, &l.ctrlEpoch, &l.ctrlIsr, &l.cpe, &l.ctrlElr, &l.ctrlLastKnownElr, &l.nextID, &l.crashes) +
+		2*l.pairBits
 	l.bits = n*perReplica + top
 	l.words = (l.bits + 63) / 64
 	if l.words >= bufWords {
 		return nil, fmt.Errorf("%d words: the layout holds at most %d", l.words, bufWords-1)
 	}
 	return l, nil
+}
+
+// partitionBounds derives, from cfg's actions, the greatest controller
+// partition epoch (cpeMax) and the longest controller queue, each with the
+// bound's formula for NewLayout's errors.
+//
+// The partition epoch starts at -1 and only grows. Elect bumps it, at most
+// E+1 times (ctrlEpoch runs -1..E). Under asynchronous ISR changes
+// HandleAlterPartition bumps it only when it equals the request's partition
+// epoch, which MayChangeIsr kept below P: after the last such bump it is at
+// most P, and as a request needs an elected leader at most E elections
+// follow. A fence in Crash bumps it at most once per crash (C): under
+// asynchronous ISR changes, and with ELR in any release. With ELR a Restart
+// that takes its broker out of the ELR bumps it, at most once per restart,
+// and restarts are at most the crashes (C). So at most E (synchronous ISR
+// changes), P+E+C (asynchronous), P+E+2C (asynchronous, with ELR).
+//
+// A broker's controller queue grows by one request per election (E+1),
+// per fence of another broker while the controller has a leader (at most
+// C), and with ELR per restart of another broker that leaves the ELR while
+// it has one (at most C). A crash of the broker empties its queue, and its
+// restart leaves at most one request, one naming an elected leader, so
+// that at most E elections follow it: E+1, E+1+C with fences, E+1+2C with
+// ELR.
+func partitionBounds(cfg *model.Config) (cpeMax, queue int, queueBound, cpeBound string) {
+	E, C, P := cfg.MaxEpoch, cfg.MaxCrashes, cfg.MaxPartitionEpoch
+	rel := cfg.Rel()
+	cpeMax, cpeBound = E, "MaxEpoch"
+	queue, queueBound = E+1, "MaxEpoch+1"
+	if rel.AsyncIsr {
+		cpeMax, cpeBound = P+E, "MaxPartitionEpoch+MaxEpoch"
+	}
+	switch {
+	case rel.Elr:
+		cpeMax, cpeBound = cpeMax+2*C, cpeBound+"+2*MaxCrashes"
+		queue, queueBound = queue+2*C, queueBound+"+2*MaxCrashes"
+	case rel.AsyncIsr:
+		cpeMax, cpeBound = cpeMax+C, cpeBound+"+MaxCrashes"
+		queue, queueBound = queue+C, queueBound+"+MaxCrashes"
+	}
+	return cpeMax, queue, queueBound, cpeBound
 }
 
 // Words is how many 64-bit words Pack writes.
@@ -347,6 +418,8 @@ func (l *Layout) Pack(p *State, dst []uint64) {
 	w = w.put(p.CtrlEpoch, &l.ctrlEpoch)
 	w = w.put(int8(p.CtrlIsr), &l.ctrlIsr)
 	w = w.put(p.CtrlPartitionEpoch, &l.cpe)
+	w = w.put(int8(p.CtrlElr), &l.ctrlElr)
+	w = w.put(int8(p.CtrlLastKnownElr), &l.ctrlLastKnownElr)
 	w = w.put(p.NextID, &l.nextID)
 	w = w.put(p.Crashes, &l.crashes)
 	w = l.packPairs(w, p.Acked)
@@ -426,14 +499,17 @@ func (l *Layout) packReplica(w bitWriter, r *Replica, i int) bitWriter {
 	for k := range l.n {
 		if k == i {
 			w = w.check(r.FollowerLeo[k], &l.selfView)
+			w = w.check(r.FollowerBrokerEpoch[k], &l.selfBrokerView)
 		} else {
 			w = w.put(r.FollowerLeo[k], &l.view)
+			w = w.put(r.FollowerBrokerEpoch[k], &l.brokerView)
 		}
 	}
 	w = w.put(int8(r.FetchState), &l.fetchState)
 	w = w.put(r.ProduceEpoch, &l.produce)
 	w = w.put(r.PartEpoch, &l.partEp)
 	w = w.put(int8(r.PendingIsr), &l.pending)
+	w = w.put(r.BrokerEpoch, &l.brokerEpoch)
 	w = w.put(r.QueueLen, &l.queueLen)
 	for k := range l.queueSlots {
 		if k >= int(r.QueueLen) {
@@ -449,7 +525,7 @@ func (l *Layout) packReplica(w bitWriter, r *Replica, i int) bitWriter {
 		w = w.put(m.PartitionEpoch, &l.laiPE)
 	}
 	w = l.packInflight(w, &r.Inflight, i)
-	return l.packAlter(w, &r.AlterPartition)
+	return l.packAlter(w, &r.AlterPartition, i)
 }
 
 // dropSetBit removes bit i of s, shifting the higher bits down.
@@ -535,7 +611,7 @@ func (l *Layout) packInflight(w bitWriter, m *Msg, i int) bitWriter {
 	return w.zeros(l.inBits - l.inWidth[m.Type])
 }
 
-func (l *Layout) packAlter(w bitWriter, m *Msg) bitWriter {
+func (l *Layout) packAlter(w bitWriter, m *Msg, i int) bitWriter {
 	code := msgCode(&l.apCode, m.Type)
 	w = w.put(code, &l.apType)
 	switch {
@@ -545,6 +621,13 @@ func (l *Layout) packAlter(w bitWriter, m *Msg) bitWriter {
 		w = w.put(m.LeaderEpoch, &l.apLeaderEp)
 		w = w.put(m.PartitionEpoch, &l.apPE)
 		w = w.put(int8(m.Isr), &l.apIsr)
+		for k := range l.n {
+			if k == i {
+				w = w.check(m.BrokerEpochs[k], &l.apSelfBrokerEp)
+			} else {
+				w = w.put(m.BrokerEpochs[k], &l.apBrokerEp)
+			}
+		}
 	case m.Type == model.MsgAlterPartitionResponse:
 		w = w.put(int8(m.Error), &l.apErr)
 		w = w.put(m.LeaderEpoch, &l.apLeaderEp)
@@ -587,6 +670,8 @@ func (l *Layout) Check(p *State) error {
 	c.put(p.CtrlEpoch, &l.ctrlEpoch)
 	c.put(int8(p.CtrlIsr), &l.ctrlIsr)
 	c.put(p.CtrlPartitionEpoch, &l.cpe)
+	c.put(int8(p.CtrlElr), &l.ctrlElr)
+	c.put(int8(p.CtrlLastKnownElr), &l.ctrlLastKnownElr)
 	c.put(p.NextID, &l.nextID)
 	c.put(p.Crashes, &l.crashes)
 	for _, set := range [2]uint32{p.Acked, p.Committed} {
@@ -629,14 +714,17 @@ func (l *Layout) checkReplica(c *checker, r *Replica, i int) {
 	for k := range l.n {
 		if k == i {
 			c.put(r.FollowerLeo[k], &l.selfView)
+			c.put(r.FollowerBrokerEpoch[k], &l.selfBrokerView)
 		} else {
 			c.put(r.FollowerLeo[k], &l.view)
+			c.put(r.FollowerBrokerEpoch[k], &l.brokerView)
 		}
 	}
 	c.put(int8(r.FetchState), &l.fetchState)
 	c.put(r.ProduceEpoch, &l.produce)
 	c.put(r.PartEpoch, &l.partEp)
 	c.put(int8(r.PendingIsr), &l.pending)
+	c.put(r.BrokerEpoch, &l.brokerEpoch)
 	c.put(r.QueueLen, &l.queueLen)
 	for k := range min(int(r.QueueLen), l.queueSlots) {
 		m := &r.Queue[k]
@@ -703,6 +791,13 @@ func (l *Layout) checkReplica(c *checker, r *Replica, i int) {
 		c.put(a.LeaderEpoch, &l.apLeaderEp)
 		c.put(a.PartitionEpoch, &l.apPE)
 		c.put(int8(a.Isr), &l.apIsr)
+		for k := range l.n {
+			if k == i {
+				c.put(a.BrokerEpochs[k], &l.apSelfBrokerEp)
+			} else {
+				c.put(a.BrokerEpochs[k], &l.apBrokerEp)
+			}
+		}
 	case model.MsgAlterPartitionResponse:
 		c.put(int8(a.Error), &l.apErr)
 		c.put(a.LeaderEpoch, &l.apLeaderEp)
@@ -754,6 +849,8 @@ func (l *Layout) Unpack(src []uint64, p *State) {
 	p.CtrlEpoch, rd = rd.get(&l.ctrlEpoch)
 	p.CtrlIsr, rd = rd.set(&l.ctrlIsr)
 	p.CtrlPartitionEpoch, rd = rd.get(&l.cpe)
+	p.CtrlElr, rd = rd.set(&l.ctrlElr)
+	p.CtrlLastKnownElr, rd = rd.set(&l.ctrlLastKnownElr)
 	p.NextID, rd = rd.get(&l.nextID)
 	p.Crashes, rd = rd.get(&l.crashes)
 	p.Acked, rd = l.unpackPairs(rd)
@@ -797,9 +894,10 @@ func (l *Layout) unpackReplica(rd bitReader, r *Replica, i int) bitReader {
 	r.Isr, rd = rd.set(&l.isr)
 	for k := range l.n {
 		if k == i {
-			r.FollowerLeo[k] = -1
+			r.FollowerLeo[k], r.FollowerBrokerEpoch[k] = -1, -1
 		} else {
 			r.FollowerLeo[k], rd = rd.get(&l.view)
+			r.FollowerBrokerEpoch[k], rd = rd.get(&l.brokerView)
 		}
 	}
 	x, rd = rd.get(&l.fetchState)
@@ -807,6 +905,7 @@ func (l *Layout) unpackReplica(rd bitReader, r *Replica, i int) bitReader {
 	r.ProduceEpoch, rd = rd.get(&l.produce)
 	r.PartEpoch, rd = rd.get(&l.partEp)
 	r.PendingIsr, rd = rd.set(&l.pending)
+	r.BrokerEpoch, rd = rd.get(&l.brokerEpoch)
 	r.QueueLen, rd = rd.get(&l.queueLen)
 	for k := range l.queueSlots {
 		if k >= int(r.QueueLen) {
@@ -822,7 +921,7 @@ func (l *Layout) unpackReplica(rd bitReader, r *Replica, i int) bitReader {
 		m.PartitionEpoch, rd = rd.get(&l.laiPE)
 	}
 	rd = l.unpackInflight(rd, &r.Inflight, i)
-	return l.unpackAlter(rd, &r.AlterPartition)
+	return l.unpackAlter(rd, &r.AlterPartition, i)
 }
 
 func (l *Layout) unpackRecords(rd bitReader, m *Msg) bitReader {
@@ -891,7 +990,7 @@ func (l *Layout) unpackInflight(rd bitReader, m *Msg, i int) bitReader {
 	return rd
 }
 
-func (l *Layout) unpackAlter(rd bitReader, m *Msg) bitReader {
+func (l *Layout) unpackAlter(rd bitReader, m *Msg, i int) bitReader {
 	var x int8
 	x, rd = rd.get(&l.apType)
 	m.Type = l.apTypes[x]
@@ -901,6 +1000,13 @@ func (l *Layout) unpackAlter(rd bitReader, m *Msg) bitReader {
 		m.LeaderEpoch, rd = rd.get(&l.apLeaderEp)
 		m.PartitionEpoch, rd = rd.get(&l.apPE)
 		m.Isr, rd = rd.set(&l.apIsr)
+		for k := range l.n {
+			if k == i {
+				m.BrokerEpochs[k] = -1
+			} else {
+				m.BrokerEpochs[k], rd = rd.get(&l.apBrokerEp)
+			}
+		}
 	case model.MsgAlterPartitionResponse:
 		x, rd = rd.get(&l.apErr)
 		m.Error = model.ErrorCode(x)

@@ -120,6 +120,12 @@ func TestNewLayoutRefusesWhatDoesNotFit(t *testing.T) {
 		{"queues of 7", func(c *model.Config) { c.MaxEpoch, c.MaxCrashes = 4, 2 }},
 		{"MaxPartitionEpoch 200", func(c *model.Config) { c.MaxPartitionEpoch = 200 }},
 		{"invalid", func(c *model.Config) { c.Truncation = "Nope" }},
+		// With ELR a restart that leaves the ELR sends a LeaderAndIsr too
+		// and bumps the partition epoch: 2+1+2*2 requests, 119+0+2*1 epochs.
+		{"ELR queues of 7", func(c *model.Config) { c.Truncation, c.MaxEpoch, c.MaxCrashes = model.EligibleLeader, 2, 2 }},
+		{"ELR partition epochs 121", func(c *model.Config) {
+			c.Truncation, c.MaxEpoch, c.MaxCrashes, c.MaxPartitionEpoch = model.EligibleLeader, 0, 1, 119
+		}},
 	} {
 		cfg := base
 		cfg.Replicas = append([]model.Replica(nil), base.Replicas...)
@@ -134,10 +140,26 @@ func TestNewLayoutRefusesWhatDoesNotFit(t *testing.T) {
 		cfg := base
 		cfg.Truncation, cfg.Replicas = policy, []model.Replica{"r1", "r2", "r3", "r4"}
 		cfg.MaxRecords, cfg.MaxEpoch, cfg.MaxCrashes = MaxLog, 4, 1
+		if model.Releases[policy].Elr {
+			cfg.MaxEpoch = 3 // queues of MaxEpoch+1+2*MaxCrashes
+		}
 		if l, err := NewLayout(&cfg); err != nil {
 			t.Errorf("%s: %v", policy, err)
 		} else {
-			t.Logf("4 replicas, MaxRecords %d, MaxEpoch 4, %s: %d words", MaxLog, policy, l.Words())
+			t.Logf("4 replicas, MaxRecords %d, MaxEpoch %d, %s: %d words", MaxLog, cfg.MaxEpoch, policy, l.Words())
+		}
+	}
+	// The ELR bounds fit exactly at the maxima: queues of MaxQueue, and
+	// partition epochs of 120.
+	for _, edit := range []func(*model.Config){
+		func(c *model.Config) { c.MaxEpoch, c.MaxCrashes = 1, 2 },
+		func(c *model.Config) { c.MaxEpoch, c.MaxCrashes, c.MaxPartitionEpoch = 0, 1, 118 },
+	} {
+		cfg := base
+		cfg.Truncation = model.EligibleLeader
+		edit(&cfg)
+		if _, err := NewLayout(&cfg); err != nil {
+			t.Errorf("%s: %v", &cfg, err)
 		}
 	}
 }
@@ -155,7 +177,7 @@ func TestLayoutRandomWalks(t *testing.T) {
 			{Replicas: []model.Replica{"r1", "r2", "r3", "r4"}, Truncation: policy, Fencing: r.Fencing, Acks: "all",
 				MinInsyncReplicas: 2, MinIsrGatesHW: r.MinIsrGatesHW, UncleanLeaderElectionEnable: true,
 				UnflushedLoss: true, LossyNetwork: true, MissedLeaderAndIsr: true,
-				MaxRecords: MaxLog, MaxEpoch: 3, MaxCrashes: 2, MaxPartitionEpoch: 3},
+				MaxRecords: MaxLog, MaxEpoch: maxEpochWith2Crashes(r), MaxCrashes: 2, MaxPartitionEpoch: 3},
 		} {
 			l := mustLayout(t, &cfg)
 			words := make([]uint64, l.Words())
@@ -188,6 +210,16 @@ func TestLayoutRandomWalks(t *testing.T) {
 			t.Logf("%d replicas, MaxRecords %d, %s: %d words, %d states round-tripped", cfg.N(), cfg.MaxRecords, policy, l.Words(), states)
 		}
 	}
+}
+
+// maxEpochWith2Crashes is the greatest MaxEpoch (up to 3) whose controller
+// queues fit MaxQueue with MaxCrashes = 2: with ELR a queue holds up to
+// MaxEpoch+1+2*MaxCrashes requests.
+func maxEpochWith2Crashes(r model.Release) int {
+	if r.Elr {
+		return MaxQueue - 1 - 2*2
+	}
+	return 3
 }
 
 // Pack refuses a value outside its field's range, and each fact of the
@@ -240,6 +272,12 @@ func TestPackDetectsOutOfRange(t *testing.T) {
 			p.R[0].AlterPartition = Msg{Type: model.MsgAlterPartition}
 		}},
 		{"acked or committed [offset, id]'s offset (or its id is outside 1..MaxRecords)", func(p *State) { p.Acked |= OffsetIDBit(2, 1) }},
+		// Without KIP-903 and ELR (Kafka 2.1) their fields are constant.
+		{"brokerEpoch", func(p *State) { p.R[1].BrokerEpoch = 1 }},
+		{"followerBrokerEpoch", func(p *State) { p.R[0].FollowerBrokerEpoch[1] = 0 }},
+		{"view of its own broker epoch (followerBrokerEpoch)", func(p *State) { p.R[2].FollowerBrokerEpoch[2] = 0 }},
+		{"ctrlElr", func(p *State) { p.CtrlElr = 1 }},
+		{"ctrlLastKnownElr", func(p *State) { p.CtrlLastKnownElr = 2 }},
 	} {
 		p := base
 		c.edit(&p)

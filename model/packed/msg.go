@@ -42,9 +42,10 @@ func (m *Msg) fetchResp(l, f int8, err model.ErrorCode, o int8, recs []Record, h
 	m.setRecords(recs)
 }
 
-// alterPartitionReq mirrors AlterPartitionReq(l, e, pe, s) (l is not a field).
-func (m *Msg) alterPartitionReq(e, pe int8, isr Set) {
-	*m = Msg{Type: model.MsgAlterPartition, LeaderEpoch: e, PartitionEpoch: pe, Isr: isr}
+// alterPartitionReq mirrors AlterPartitionReq(l, e, pe, s, be) (l is not a
+// field).
+func (m *Msg) alterPartitionReq(e, pe int8, isr Set, be *[MaxReplicas]int8) {
+	*m = Msg{Type: model.MsgAlterPartition, LeaderEpoch: e, PartitionEpoch: pe, Isr: isr, BrokerEpochs: *be}
 }
 
 // alterPartitionResp mirrors AlterPartitionResp(err, e, pe, s).

@@ -33,11 +33,14 @@ type conf struct {
 	expandLiveOnly        bool
 	expandNeedsEpochStart bool
 	staleFetchServed      bool
+	isrBrokerEpochs       bool // KIP-903
+	elr                   bool // Eligible Leader Replicas (KIP-966)
 
 	// the constants
 	fencing, minIsrGatesHW, unclean, unflushed, lossy, missed bool
 	acks                                                      acks
 	minIsr, maxRecords, maxEpoch, maxCrashes, maxPartEpoch    int
+	effMinIsr                                                 int // EffMinIsr
 
 	// cfg.Mutant's hooks
 	mutFetcherStops, mutHWNotAdvanced, mutControllerDrops, mutTruncationStuck bool
@@ -130,6 +133,8 @@ func (s *Succ) init(cfg *model.Config) error {
 	s.expandLiveOnly = rel.ExpandLiveOnly
 	s.expandNeedsEpochStart = rel.ExpandNeedsEpochStart
 	s.staleFetchServed = rel.StaleFetchServed
+	s.isrBrokerEpochs = rel.IsrBrokerEpochs
+	s.elr = rel.Elr
 
 	s.fencing = cfg.Fencing
 	s.minIsrGatesHW = cfg.MinIsrGatesHW
@@ -148,6 +153,7 @@ func (s *Succ) init(cfg *model.Config) error {
 		return fmt.Errorf("packed.Next: Acks = %q: want \"0\", \"1\" or \"all\"", cfg.Acks)
 	}
 	s.minIsr = cfg.MinInsyncReplicas
+	s.effMinIsr = model.EffMinIsr(cfg)
 	s.maxRecords, s.maxEpoch, s.maxCrashes, s.maxPartEpoch = cfg.MaxRecords, cfg.MaxEpoch, cfg.MaxCrashes, cfg.MaxPartitionEpoch
 
 	switch cfg.Mutant {
@@ -178,7 +184,11 @@ const (
 	bugShrinkIsrStaleCtrl
 	bugElectKeepsPartitionEpoch
 	bugCrashKeepsHW
-	bugInertAtSameEpoch // Inert takes a request its addressee still serves (same epoch) as inert
+	bugInertAtSameEpoch         // Inert takes a request its addressee still serves (same epoch) as inert
+	bugRestartKeepsElr          // Restart leaves the restarted broker in the ELR
+	bugExpandIgnoresBrokerEpoch // ExpandIsr skips KIP-903's broker epoch check
+	bugElrElectionKeepsElr      // an ELR election leaves the new leader in the ELR
+	bugPermuteKeepsBrokerViews  // Permute leaves a leader's views of broker epochs in place
 )
 
 // seededBug is the bug a Succ made now carries. Only tests set it.

@@ -177,17 +177,24 @@ func TestNextEqualsModel(t *testing.T) {
 }
 
 // The differential test bites: with a bug seeded into one action of
-// packed.Next, it reports a difference in each configuration named.
+// packed.Next, it reports a difference in each configuration named: a
+// successor that differs, or for a bug in an action's enabling condition a
+// binding the model does not yield.
 func TestNextCatchesSeededBugs(t *testing.T) {
+	const differs, enables = "successors differ", "packed.Next yields"
 	for _, tc := range []struct {
 		bug     bug
 		name    string
+		tell    string
 		configs []string
 	}{
-		{bugFetchReadHWPlusOne, "HandleFetch reads the HW plus one", []string{"live-le", "w-de-hw-pending"}},
-		{bugShrinkIsrStaleCtrl, "ShrinkIsr leaves the controller's ISR (pendingIsr under 3.9)", []string{"w3-truncation", "w-de-stale-partition-epoch"}},
-		{bugElectKeepsPartitionEpoch, "Elect keeps the partition epoch", []string{"hw-divergence", "live-de"}},
-		{bugCrashKeepsHW, "Crash keeps the HW", []string{"w-recovered-from-crash", "live-kip101"}},
+		{bugFetchReadHWPlusOne, "HandleFetch reads the HW plus one", differs, []string{"live-le", "w-de-hw-pending"}},
+		{bugShrinkIsrStaleCtrl, "ShrinkIsr leaves the controller's ISR (pendingIsr under 3.9)", differs, []string{"w3-truncation", "w-de-stale-partition-epoch"}},
+		{bugElectKeepsPartitionEpoch, "Elect keeps the partition epoch", differs, []string{"hw-divergence", "live-de"}},
+		{bugCrashKeepsHW, "Crash keeps the HW", differs, []string{"w-recovered-from-crash", "live-kip101"}},
+		{bugRestartKeepsElr, "Restart leaves the broker in the ELR", differs, []string{"w-elr-election", "elr-unflushed-2crash"}},
+		{bugElrElectionKeepsElr, "an ELR election leaves the new leader in the ELR", differs, []string{"w-elr-election", "w-elr-last-known-leader"}},
+		{bugExpandIgnoresBrokerEpoch, "ExpandIsr skips KIP-903's broker epoch check", enables, []string{"de-unflushed-min2", "elr-unflushed-2crash"}},
 	} {
 		for _, name := range tc.configs {
 			c := check(t, name)
@@ -195,8 +202,8 @@ func TestNextCatchesSeededBugs(t *testing.T) {
 				seededBug = tc.bug
 				defer func() { seededBug = noBug }()
 				_, _, err := differential(t, c)
-				if err == nil || !strings.Contains(err.Error(), "successors differ") {
-					t.Errorf("seeded bug %q: no successor differs in %s (%v)", tc.name, name, err)
+				if err == nil || !strings.Contains(err.Error(), tc.tell) {
+					t.Errorf("seeded bug %q: nothing tells in %s (want %q: %v)", tc.name, name, tc.tell, err)
 					return
 				}
 				first, _, _ := strings.Cut(err.Error(), "\n")
@@ -287,7 +294,7 @@ func TestNextEqualsModelOnWalks(t *testing.T) {
 	for _, c := range checks(t, func(tlccfg.Entry) bool { return true }) {
 		vs = append(vs, variant{c.Name, c.Config})
 	}
-	for _, base := range []string{"le-fenced-3", "de-unflushed", "kip101-divergence", "hw-acked-loss"} {
+	for _, base := range []string{"le-fenced-3", "de-unflushed", "elr-unflushed", "kip101-divergence", "hw-acked-loss"} {
 		c := check(t, base)
 		for _, acks := range []string{"0", "1"} {
 			cfg := c.Config
@@ -313,12 +320,15 @@ func TestNextEqualsModelOnWalks(t *testing.T) {
 // configurations shows but the actions must still agree on: a replica's
 // epoch cache, its log's epochs, its leader epoch or HW, the epoch and
 // offset answers of its in-flight message (the KIP-279 loop's second round,
-// a follower without its leader's epoch, EpochStart without an entry).
+// a follower without its leader's epoch, EpochStart without an entry), and
+// where the release has them its broker epoch, its views of the others'
+// and the controller's ELR and last known leader.
 func perturb(cfg *model.Config, rng *rand.Rand, p *State) {
-	r := &p.R[rng.IntN(cfg.N())] // one replica, so that its cache and its message's answer meet
+	i := rng.IntN(cfg.N())
+	r := &p.R[i] // one replica, so that its cache and its message's answer meet
 	for range 1 + rng.IntN(3) {
 		epoch := func() int8 { return int8(rng.IntN(cfg.MaxEpoch+2) - 1) } // -1..MaxEpoch
-		switch rng.IntN(5) {
+		switch rng.IntN(6) {
 		case 0: // a cache of increasing epochs and non-decreasing starts up to the LEO
 			r.Cache, r.CacheLen = [MaxCache]Entry{}, 0
 			e, st := int8(rng.IntN(2)), int8(0)
@@ -349,6 +359,22 @@ func perturb(cfg *model.Config, rng *rand.Rand, p *State) {
 				m.LastFetchedEpoch = epoch()
 			case model.MsgOffsetsForLeaderEpoch:
 				m.Epoch = epoch()
+			}
+		case 5:
+			rel := cfg.Rel()
+			if rel.IsrBrokerEpochs {
+				r.BrokerEpoch = int8(rng.IntN(cfg.MaxCrashes + 1))
+				if k := rng.IntN(cfg.N()); k != i {
+					r.FollowerBrokerEpoch[k] = int8(rng.IntN(cfg.MaxCrashes+2) - 1)
+				}
+			}
+			if rel.Elr {
+				all := 1<<cfg.N() - 1
+				p.CtrlElr = Set(rng.IntN(all+1)) &^ p.CtrlIsr
+				p.CtrlLastKnownElr = 0
+				if p.CtrlIsr == 0 || rng.IntN(4) == 0 {
+					p.CtrlLastKnownElr = bit(rng.IntN(cfg.N()))
+				}
 			}
 		}
 	}

@@ -63,21 +63,32 @@ type Msg struct {
 	Diverging        bool
 	DivEpoch         int8 // DivergingEpoch.Epoch
 	DivOffset        int8 // DivergingEpoch.Offset
+	// BrokerEpochs: an AlterPartition's broker epoch of each replica, by
+	// index (-1 for a non-member; entries beyond the configuration's
+	// replicas 0, as every field of another type).
+	BrokerEpochs [MaxReplicas]int8
 }
 
 // Replica is what one replica holds, durable and volatile.
 type Replica struct {
-	LogLen         int8
-	Log            [MaxLog]Record
-	CacheLen       int8
-	Cache          [MaxCache]Entry
-	HwCheckpoint   int8
-	Role           model.Role
-	LeaderEpoch    int8
-	Leader         int8
-	Hw             int8
-	Isr            Set
-	FollowerLeo    [MaxReplicas]int8 // as leader: its view of each replica's LEO
+	LogLen       int8
+	Log          [MaxLog]Record
+	CacheLen     int8
+	Cache        [MaxCache]Entry
+	HwCheckpoint int8
+	Role         model.Role
+	LeaderEpoch  int8
+	Leader       int8
+	Hw           int8
+	Isr          Set
+	FollowerLeo  [MaxReplicas]int8 // as leader: its view of each replica's LEO
+	// FollowerBrokerEpoch: as leader, its view of each replica's broker
+	// epoch (KIP-903), -1 unknown (followerBrokerEpoch).
+	FollowerBrokerEpoch [MaxReplicas]int8
+	// BrokerEpoch: the controller's registration epoch of this broker (the
+	// spec's brokerEpoch, a controller variable kept here so that renaming
+	// carries it with its replica).
+	BrokerEpoch    int8
 	FetchState     model.FetchState
 	ProduceEpoch   int8
 	PartEpoch      int8 // partitionEpoch
@@ -96,6 +107,8 @@ type State struct {
 	CtrlEpoch          int8
 	CtrlIsr            Set
 	CtrlPartitionEpoch int8
+	CtrlElr            Set // the Eligible Leader Replicas (KIP-966)
+	CtrlLastKnownElr   Set // the last known leader (at most one member)
 	NextID             int8
 	Crashes            int8
 	// Acked and Committed are sets of [offset, id] pairs: bit

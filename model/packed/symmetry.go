@@ -49,10 +49,12 @@ func ReplicaKey(cfg *model.Config, p *State, i int) uint64 {
 
 // Permute writes into out the state p with its replicas renamed: replica i
 // becomes replica perm[i] (inv is perm's inverse, as model.Inverse gives),
-// in every field that holds or names a replica: the per-replica fields,
-// leaders, ISRs and pending ISRs, the followers' views, the controller's
-// leader and ISR, and the messages (a LeaderAndIsr's leader and ISR, a
-// fetcher message's source and destination, an ISR change's ISR). It is
+// in every field that holds or names a replica: the per-replica fields
+// (the broker epochs among them), leaders, ISRs and pending ISRs, the
+// followers' views (of LEOs and of broker epochs), the controller's leader,
+// ISR, ELR and last known leader, and the messages (a LeaderAndIsr's leader
+// and ISR, a fetcher message's source and destination, an ISR change's ISR
+// and an AlterPartition's broker epochs). It is
 // model.Permute on the packed state: ToModel(Permute(p)) equals
 // model.Permute(ToModel(p)). out must not be p.
 func Permute(cfg *model.Config, p *State, perm, inv []int, out *State) {
@@ -69,6 +71,10 @@ func Permute(cfg *model.Config, p *State, perm, inv []int, out *State) {
 		r.PendingIsr = permSet(perm, r.PendingIsr)
 		for k := range n {
 			r.FollowerLeo[perm[k]] = src.FollowerLeo[k]
+			r.FollowerBrokerEpoch[perm[k]] = src.FollowerBrokerEpoch[k]
+		}
+		if seededBug == bugPermuteKeepsBrokerViews {
+			r.FollowerBrokerEpoch = src.FollowerBrokerEpoch
 		}
 		for k := range r.QueueLen {
 			permMsg(perm, &r.Queue[k])
@@ -83,6 +89,8 @@ func Permute(cfg *model.Config, p *State, perm, inv []int, out *State) {
 	out.CtrlEpoch = p.CtrlEpoch
 	out.CtrlIsr = permSet(perm, p.CtrlIsr)
 	out.CtrlPartitionEpoch = p.CtrlPartitionEpoch
+	out.CtrlElr = permSet(perm, p.CtrlElr)
+	out.CtrlLastKnownElr = permSet(perm, p.CtrlLastKnownElr)
 	out.NextID = p.NextID
 	out.Crashes = p.Crashes
 	out.Acked = p.Acked
@@ -114,7 +122,13 @@ func permMsg(perm []int, m *Msg) {
 	case model.MsgLeaderAndIsr:
 		m.Leader = permIndex(perm, m.Leader)
 		m.Isr = permSet(perm, m.Isr)
-	case model.MsgAlterPartition, model.MsgAlterPartitionResponse:
+	case model.MsgAlterPartition:
+		m.Isr = permSet(perm, m.Isr)
+		be := m.BrokerEpochs
+		for k := range perm {
+			m.BrokerEpochs[perm[k]] = be[k]
+		}
+	case model.MsgAlterPartitionResponse:
 		m.Isr = permSet(perm, m.Isr)
 	default:
 		if hasSrcDst(m.Type) {

@@ -1,6 +1,8 @@
 package packed
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hwepoch/hwepoch/model"
@@ -21,12 +23,33 @@ func threeReplicaCorpora(t *testing.T) []*corpus {
 	return out
 }
 
-// Permute is model.Permute on the packed state: on every visited state of
-// the three-replica ci configurations and every permutation,
-// ToModel(Permute(p)) equals the model's permuted state.
-func TestPermuteEqualsModel(t *testing.T) {
-	total := 0
-	for _, co := range threeReplicaCorpora(t) {
+// elrCorpora are the corpora of the ci configurations of a release with
+// ELR (two replicas: one renaming besides the identity, which swaps the
+// ELR, the last known leader and the broker epochs).
+func elrCorpora(t *testing.T) []*corpus {
+	var out []*corpus
+	for _, co := range ciCorpora(t) {
+		if co.check.Config.Rel().Elr {
+			out = append(out, co)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no ci configuration with ELR")
+	}
+	return out
+}
+
+// permutationCorpora are the corpora Permute is held to the model on: the
+// three-replica ones and the ELR ones.
+func permutationCorpora(t *testing.T) []*corpus {
+	return append(threeReplicaCorpora(t), elrCorpora(t)...)
+}
+
+// permuteDiff renames every visited state of the corpora by every
+// permutation and returns how many it compared and the first renaming whose
+// ToModel(Permute(p)) is not the model's permuted state.
+func permuteDiff(t *testing.T, cos []*corpus) (total int, bad error) {
+	for _, co := range cos {
 		cfg := &co.check.Config
 		perms := model.Permutations(cfg.N())
 		var p, q State
@@ -36,25 +59,71 @@ func TestPermuteEqualsModel(t *testing.T) {
 			for _, perm := range perms {
 				Permute(cfg, &p, perm, model.Inverse(perm), &q)
 				if got, want := ToModel(cfg, &q), model.Permute(cfg, &s, perm); !got.Equal(want) {
-					t.Fatalf("%s: state %d renamed by %v:\n got %+v\nwant %+v", co.check.Name, k, perm, got, want)
+					return total, fmt.Errorf("%s: state %d renamed by %v (packed / model):\n%s", co.check.Name, k, perm, diff(got, want))
 				}
 				total++
 			}
 		}
 	}
+	return total, nil
+}
+
+// Permute is model.Permute on the packed state: on every visited state of
+// the three-replica and the ELR ci configurations and every permutation,
+// ToModel(Permute(p)) equals the model's permuted state.
+func TestPermuteEqualsModel(t *testing.T) {
+	total, err := permuteDiff(t, permutationCorpora(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("%d (state, permutation) pairs", total)
+}
+
+// The comparison bites on the fields KIP-903 and ELR added: with Permute
+// leaving a leader's views of broker epochs where they were, it finds a
+// difference in the ELR configurations (two replicas) and in the
+// three-replica ones with broker epochs (Kafka 3.9's).
+func TestPermuteCatchesSeededBug(t *testing.T) {
+	seededBug = bugPermuteKeepsBrokerViews
+	defer func() { seededBug = noBug }()
+	var three []*corpus
+	for _, co := range threeReplicaCorpora(t) {
+		if co.check.Config.Rel().IsrBrokerEpochs {
+			three = append(three, co)
+		}
+	}
+	if len(three) == 0 {
+		t.Fatal("no three-replica ci configuration with broker epochs")
+	}
+	for _, cos := range [][]*corpus{elrCorpora(t), three} {
+		if _, err := permuteDiff(t, cos); err == nil {
+			t.Errorf("%s...: the seeded bug went unnoticed", cos[0].check.Name)
+		} else {
+			first, _, _ := strings.Cut(err.Error(), "\n")
+			t.Logf("%s", first)
+		}
+	}
+}
+
+// symmetryCorpora are the corpora of the ci configurations with symmetry,
+// and the ELR ones (which the explorer may search with symmetry too).
+func symmetryCorpora(t *testing.T) []*corpus {
+	var out []*corpus
+	for _, co := range ciCorpora(t) {
+		if co.check.Symmetry || co.check.Config.Rel().Elr {
+			out = append(out, co)
+		}
+	}
+	return out
 }
 
 // ReplicaKey equals model.ReplicaKey, so that it selects the same
 // renamings (those that sort the replicas by key), and renaming carries it
 // along with its replica: on every visited state of the ci configurations
-// with symmetry.
+// with symmetry and the ELR ones.
 func TestReplicaKeyEqualsModel(t *testing.T) {
 	total, ties := 0, 0
-	for _, co := range ciCorpora(t) {
-		if !co.check.Symmetry {
-			continue
-		}
+	for _, co := range symmetryCorpora(t) {
 		cfg := &co.check.Config
 		n := cfg.N()
 		perms := model.Permutations(n)
@@ -123,12 +192,9 @@ func canonicalFingerprint(cfg *model.Config, l *Layout, p *State, perms, invs []
 // The packed canonical fingerprint partitions the visited states into the
 // same classes as TLC's (the model's least fingerprint over every
 // renaming): the two fingerprints are in one-to-one correspondence on every
-// visited state of the ci configurations with symmetry.
+// visited state of the ci configurations with symmetry and the ELR ones.
 func TestCanonicalFingerprintClasses(t *testing.T) {
-	for _, co := range ciCorpora(t) {
-		if !co.check.Symmetry {
-			continue
-		}
+	for _, co := range symmetryCorpora(t) {
 		cfg := &co.check.Config
 		l, err := NewLayout(cfg)
 		if err != nil {
@@ -158,7 +224,7 @@ func TestCanonicalFingerprintClasses(t *testing.T) {
 			toPacked[mfp], toModel[pfp] = pfp, mfp
 		}
 		t.Logf("%s: %d states, %d classes", co.check.Name, co.visited, len(toPacked))
-		if len(toPacked)*2 > co.visited {
+		if co.check.Symmetry && len(toPacked)*2 > co.visited {
 			t.Errorf("%s: %d classes of %d states: symmetry reduces nothing", co.check.Name, len(toPacked), co.visited)
 		}
 	}

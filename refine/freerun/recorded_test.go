@@ -52,6 +52,12 @@ type recordedRun struct {
 	// actions a correct run must hold an event of (the steps it is picked
 	// to cover).
 	actions []string
+	// elr is the Eligible Leader Replicas steps the run covers (Report.Elr;
+	// zero but under EligibleLeader). With elrKinds, TestRecordTestdata
+	// picks a correct run that covers the most kinds of them (at least
+	// one; the search ends at elrKinds).
+	elr      ElrSteps
+	elrKinds int
 }
 
 var recorded = []recordedRun{
@@ -63,7 +69,11 @@ var recorded = []recordedRun{
 		events: 335, steps: 334, backtracks: 7, gaps: map[string]int{GapIsrNoApply: 1, GapMaximalIsr: 3, GapRecordIDs: 29, GapStaleEffect: 1, GapStaleRequest: 1}},
 	{file: "diverging-epoch.json.gz", config: 3, opts: rough, want: []string{GapStaleRequest, GapStaleEffect, GapAlterPartitionLost, GapAlterPartitionRetry},
 		actions: []string{model.ShrinkIsr.String(), model.ExpandIsr.String(), cluster.ActHandleAlterPartition, model.HandleAlterPartitionResponse.String(), model.UpdateFollowerFetchState.String()},
-		events:  224, steps: 223, backtracks: 1, gaps: map[string]int{GapAlterPartitionLost: 1, GapRecordIDs: 4, GapStaleEffect: 1, GapStaleRequest: 1}},
+		events:  177, steps: 179, backtracks: 1, gaps: map[string]int{GapAlterPartitionLost: 1, GapRecordIDs: 1}},
+	{file: "eligible-leader.json.gz", config: 4, opts: rough, want: []string{GapStaleRequest, GapCrashEarly, GapAlterPartitionLost}, elrKinds: 5,
+		actions: []string{cluster.ActCrash, cluster.ActRestart, cluster.ActElect, cluster.ActHandleAlterPartition},
+		events:  276, steps: 277, backtracks: 1, gaps: map[string]int{GapAlterPartitionLost: 1, GapRecordIDs: 5},
+		elr: ElrSteps{Joined: 3, Emptied: 1, LeaderFenced: 3, LeftOnRestart: 3, LastKnownElections: 1}},
 	{file: "stale-leader-and-isr.json.gz", mutant: broker.MutantStaleLeaderAndIsr, config: 0,
 		events: 486, failAt: 60, reason: "the event's post-state differs from the model's"},
 }
@@ -95,8 +105,8 @@ func TestRecordedRuns(t *testing.T) {
 			if rep.Err != nil {
 				t.Fatalf("rejected: %v", rep.Err)
 			}
-			if rep.Steps != r.steps || rep.Backtracks != r.backtracks || !maps.Equal(rep.Gaps, r.gaps) {
-				t.Errorf("got  %s\nwant events: %d, steps: %d, backtracks: %d, gaps: %v", expectation(rep), r.events, r.steps, r.backtracks, r.gaps)
+			if rep.Steps != r.steps || rep.Backtracks != r.backtracks || !maps.Equal(rep.Gaps, r.gaps) || rep.Elr != r.elr {
+				t.Errorf("got  %s\nwant events: %d, steps: %d, backtracks: %d, gaps: %v, elr: %+v", expectation(rep), r.events, r.steps, r.backtracks, r.gaps, r.elr)
 			}
 			tamperCases(t, rec)
 		})
@@ -150,7 +160,7 @@ func sameVerdict(a, b Report) bool {
 	if b.Err != nil {
 		eb = b.Err.Error()
 	}
-	return a.Events == b.Events && a.Steps == b.Steps && a.Backtracks == b.Backtracks && maps.Equal(a.Gaps, b.Gaps) && ea == eb
+	return a.Events == b.Events && a.Steps == b.Steps && a.Backtracks == b.Backtracks && maps.Equal(a.Gaps, b.Gaps) && a.Elr == b.Elr && ea == eb
 }
 
 // brief is a shorter chaos phase (a run of a few hundred events where the
@@ -301,12 +311,21 @@ func TestRecordTestdata(t *testing.T) {
 					return false, false
 				}
 			}
+			if !tamperable(rec) {
+				return false, false // TestRecordedRuns tampers with it
+			}
+			if r.elrKinds > 0 {
+				return rep.Err == nil && rep.Elr.Kinds() > 0, rep.Err == nil && rep.Elr.Kinds() >= r.elrKinds
+			}
 			return rep.Err == nil && wanted(rep) > 0, rep.Err == nil && wanted(rep) == len(r.want)
 		}
 		// better reports whether a qualifying run is a better pick than the
 		// best so far.
 		better := func(rep, best Report) bool {
 			if r.mutant == "" {
+				if a, b := rep.Elr.Kinds(), best.Elr.Kinds(); a != b {
+					return a > b
+				}
 				if a, b := wanted(rep), wanted(best); a != b {
 					return a > b
 				}
@@ -347,7 +366,7 @@ func TestRecordTestdata(t *testing.T) {
 			}
 			rep := Validate(rec)
 			if verbose {
-				t.Logf("%s seed %d: %d events, gaps %v, backtracks %d: %s", r.file, seed, len(rec.Events), rep.Gaps, rep.Backtracks, firstLineOf(rep.Err))
+				t.Logf("%s seed %d: %d events, gaps %v, backtracks %d, elr %+v: %s", r.file, seed, len(rec.Events), rep.Gaps, rep.Backtracks, rep.Elr, firstLineOf(rep.Err))
 			}
 			if r.mutant == "" && rep.Err != nil {
 				path := filepath.Join(os.TempDir(), fmt.Sprintf("hwepoch-rejected-%s-seed%d.json", strings.TrimSuffix(r.file, ".json.gz"), seed))
@@ -395,7 +414,13 @@ func expectation(rep Report) string {
 		gaps = append(gaps, fmt.Sprintf("%s: %d", names[k], n))
 	}
 	slices.Sort(gaps)
-	return fmt.Sprintf("events: %d, steps: %d, backtracks: %d, gaps: map[string]int{%s}", rep.Events, rep.Steps, rep.Backtracks, strings.Join(gaps, ", "))
+	out := fmt.Sprintf("events: %d, steps: %d, backtracks: %d, gaps: map[string]int{%s}", rep.Events, rep.Steps, rep.Backtracks, strings.Join(gaps, ", "))
+	if rep.Elr != (ElrSteps{}) {
+		e := rep.Elr
+		out += fmt.Sprintf(",\n\telr: ElrSteps{Joined: %d, Emptied: %d, LeaderFenced: %d, LeftOnRestart: %d, ElrElections: %d, LastKnownElections: %d}",
+			e.Joined, e.Emptied, e.LeaderFenced, e.LeftOnRestart, e.ElrElections, e.LastKnownElections)
+	}
+	return out
 }
 
 func firstLineOf(err error) string {

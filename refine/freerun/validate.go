@@ -133,10 +133,84 @@ type Report struct {
 	Gaps       map[string]int // documented gaps bridged, with their counts
 	Backtracks int            // where an ISR commit's place had to be searched for
 	Acked      int            // producer acknowledgements held to the spec's acked
+	// Elr counts the steps of the accepted order that exercised the
+	// controller's Eligible Leader Replicas (EligibleLeader only).
+	Elr ElrSteps
 	// Err is nil when every event mapped onto a step the model enables
 	// whose post-state equals the event's. Otherwise it names the event
 	// that could not be mapped (the furthest the search got) and why.
 	Err error
+}
+
+// ElrSteps counts the steps that exercised the controller's Eligible Leader
+// Replicas (KIP-966), judged on the model's states around each step: what
+// a run under EligibleLeader covered of it. None is a bridge: the
+// implementation's controller takes these steps as the spec does, inside
+// the events the validator maps anyway (an election; a crash, whose
+// fencing the controller announces before any election; a restart, whose
+// unclean shutdown it announces to the live brokers), and the brokers'
+// later events hold them to the model's (the partition epoch a
+// LeaderAndIsr carries, the ISR a leader applies).
+type ElrSteps struct {
+	// Joined: steps after which the ELR holds a replica it did not (an ISR
+	// shrink or a fencing below min.insync.replicas).
+	Joined int
+	// Emptied: crashes whose fencing emptied the ISR (the crashed broker
+	// becomes the last known leader); LeaderFenced: crashes of the
+	// controller's leader that took it out of the ISR (ELR fencing: the
+	// partition is left without a leader).
+	Emptied, LeaderFenced int
+	// LeftOnRestart: restarts that took the broker out of the ELR (an
+	// unclean shutdown: a partition change, the partition epoch bumped and
+	// the current LeaderAndIsr sent to the live brokers).
+	LeftOnRestart int
+	// ElrElections: clean elections from the ELR (the ISR empty);
+	// LastKnownElections: the last known leader's (unclean).
+	ElrElections, LastKnownElections int
+}
+
+// count adds step a, from s to t, to c.
+func (c *ElrSteps) count(cfg *model.Config, a model.Action, s, t *model.State) {
+	if !cfg.Rel().Elr {
+		return
+	}
+	for _, x := range t.CtrlElr {
+		if !slices.Contains(s.CtrlElr, x) {
+			c.Joined++
+			break
+		}
+	}
+	switch a.Kind {
+	case model.Crash:
+		if len(s.CtrlIsr) > 0 && len(t.CtrlIsr) == 0 {
+			c.Emptied++
+		}
+		if s.CtrlLeader == a.R && slices.Contains(s.CtrlIsr, a.R) && !slices.Contains(t.CtrlIsr, a.R) {
+			c.LeaderFenced++
+		}
+	case model.Restart:
+		if slices.Contains(s.CtrlElr, a.R) && !slices.Contains(t.CtrlElr, a.R) {
+			c.LeftOnRestart++
+		}
+	case model.Elect:
+		switch {
+		case model.ElrElectable(cfg, s, a.R):
+			c.ElrElections++
+		case model.LastKnownElectable(cfg, s, a.R):
+			c.LastKnownElections++
+		}
+	}
+}
+
+// Kinds is how many of the behaviours c counts occurred.
+func (c ElrSteps) Kinds() int {
+	n := 0
+	for _, x := range []int{c.Joined, c.Emptied, c.LeaderFenced, c.LeftOnRestart, c.ElrElections, c.LastKnownElections} {
+		if x > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Failure is why an event could not be mapped.
@@ -206,9 +280,10 @@ type node struct {
 	lost        int
 	apLost      int
 	apRetry     int
-	gapsLost    []int      // events before which a lost message was taken
-	split       []int      // proposals whose controller's half was taken alone
-	staleReads  []uint64   // requests whose HandleFetch was taken as stale
+	gapsLost    []int    // events before which a lost message was taken
+	split       []int    // proposals whose controller's half was taken alone
+	staleReads  []uint64 // requests whose HandleFetch was taken as stale
+	elr         ElrSteps
 	gapsUsed    []int      // Seq gaps (by index) spent on unobserved commits
 	skip        []int      // later events already taken (crashes moved earlier)
 	deferred    []deferral // events put off until after a later one
@@ -299,6 +374,7 @@ func Validate(rec Recording) Report {
 		return rep
 	}
 	rep.Acked = len(rec.Acked)
+	rep.Elr = end.elr
 	rep.Gaps[GapIsrCommitEarly] = end.early
 	rep.Gaps[GapIsrNoApply] = end.noApply
 	rep.Gaps[GapStaleRequest] = end.stale
@@ -845,6 +921,7 @@ func (v *validator) pullCrash(n node) (node, bool) {
 		if err != nil || v.translate(&got) != nil || diffLocal(refine.LocalOf(&t, int(e.Broker)-1), got) != "" {
 			continue
 		}
+		m.elr.count(v.cfg, a, &m.s, &t)
 		m.s = t
 		m.i = n.i
 		m.skip = append(slices.Clone(n.skip), append(pre, c)...)
@@ -977,6 +1054,7 @@ func (v *validator) stepAs(n node, asStale bool) (node, *Failure) {
 			next.maximal++
 			next = next.note("event %d: HW over the maximal ISR", n.i)
 		}
+		next.elr.count(v.cfg, a, &n.s, &t)
 		next.s = t
 		next.steps++
 		if k >= 0 {

@@ -64,22 +64,12 @@ func ackCases(t *testing.T, rec Recording) {
 // search at once: no order maps it.)
 func tamperCases(t *testing.T, rec Recording) {
 	t.Helper()
-	quiet := func(i int) bool {
-		for _, e := range rec.Events[i+1 : min(i+41, len(rec.Events))] {
-			if e.Action == cluster.ActCrash {
-				return false
-			}
-		}
-		return true
-	}
 	find := func(action string) int {
-		for i, e := range rec.Events {
-			if e.Action == action && e.Partition.String() == rec.Focus && quiet(i) {
-				return i
-			}
+		i := tamperTarget(rec, action)
+		if i < 0 {
+			t.Fatalf("no %s event with no crash among the next 40", action)
 		}
-		t.Fatalf("no %s event", action)
-		return -1
+		return i
 	}
 	fetchResponse, checkpoint := find(model.HandleFetchResponse.String()), find(model.CheckpointHW.String())
 	sendFetch, handleFetch := find(model.SendFetch.String()), find(model.HandleFetch.String())
@@ -126,4 +116,39 @@ func tamperCases(t *testing.T, rec Recording) {
 	tamper("not enabled", fmt.Sprintf("not a step of the model: Restart(r%d) is not enabled", b), func(evs []cluster.Event) {
 		evs[sendFetch].Action, evs[sendFetch].Params = cluster.ActRestart, map[string]int64{"r": int64(b)}
 	})
+}
+
+// tamperActions are the actions tamperCases tampers with.
+var tamperActions = []string{model.HandleFetchResponse.String(), model.CheckpointHW.String(), model.SendFetch.String(),
+	model.HandleFetch.String(), model.UpdateFollowerFetchState.String()}
+
+// tamperTarget is the first event of rec's focus partition with the given
+// action and no crash among the next 40 events, -1 if none (see
+// tamperCases).
+func tamperTarget(rec Recording, action string) int {
+	quiet := func(i int) bool {
+		for _, e := range rec.Events[i+1 : min(i+41, len(rec.Events))] {
+			if e.Action == cluster.ActCrash {
+				return false
+			}
+		}
+		return true
+	}
+	for i, e := range rec.Events {
+		if e.Action == action && e.Partition.String() == rec.Focus && quiet(i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// tamperable reports whether tamperCases finds every event it tampers
+// with in rec.
+func tamperable(rec Recording) bool {
+	for _, a := range tamperActions {
+		if tamperTarget(rec, a) < 0 {
+			return false
+		}
+	}
+	return true
 }

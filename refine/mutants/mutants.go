@@ -271,7 +271,9 @@ func replayFiles(files []string, mod func(*cluster.Config)) Detection {
 // invariantsOnly, only LeaderEpoch with fencing, clean elections and no
 // unflushed loss runs: the configuration that promises every invariant.
 func randomTraces(b Budget, mod func(*cluster.Config), invariantsOnly bool) Detection {
-	policies := []string{model.LeaderEpoch, model.HighWatermark, model.Kip101, model.DivergingEpoch}
+	// Every policy (model.Policies), LeaderEpoch first: the invariant
+	// check runs it alone.
+	policies := []string{model.LeaderEpoch, model.HighWatermark, model.Kip101, model.DivergingEpoch, model.EligibleLeader}
 	opt := random.Options{Traces: b.RandomTraces, Cluster: mod, InvariantsOnly: invariantsOnly}
 	if invariantsOnly {
 		policies = policies[:1]

@@ -140,6 +140,16 @@ func TestRestoredBehavioursHaveTheirTraces(t *testing.T) {
 		{broker.MutantHWGateOverMaximalIsr, "scenarios/min-isr-pending-expansion.scenario"},
 		{broker.MutantProduceGateOverMaximalIsr, "scenarios/min-isr-pending-expansion.scenario"},
 		{broker.MutantTruncateKeepsRecoveryPoint, "scenarios/kip101-scenario-1.scenario"},
+		// KIP-903's two checks (3.5+) and 4.1's Eligible Leader Replicas
+		// (KIP-966): a hand-written regression each, whose model steps or
+		// final refusal the mutant departs from.
+		{broker.MutantExpandStaleBrokerEpoch, "regressions/kip903-no-expand-of-earlier-incarnation.itf.json"},
+		{broker.MutantIgnoresBrokerEpochs, "regressions/kip903-controller-refuses-earlier-incarnation.itf.json"},
+		{broker.MutantElrKeepsRestarted, "regressions/elr-election-order.itf.json"},
+		{broker.MutantElrNotFilled, "regressions/elr-election-order.itf.json"},
+		{broker.MutantElrIgnoredInElection, "regressions/elr-election-order.itf.json"},
+		{broker.MutantNoLastKnownLeader, "regressions/elr-election-order.itf.json"},
+		{broker.MutantElrLeaderWithIsr, "regressions/elr-no-election-while-isr.itf.json"},
 	} {
 		t.Run(string(tc.m), func(t *testing.T) {
 			files := []string{filepath.Join(traces, filepath.FromSlash(tc.file))}

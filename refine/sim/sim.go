@@ -74,7 +74,8 @@ type Validator struct {
 	// (controller.ElectionStrategy's names); Kinds the model steps by action.
 	Elections map[string]int
 	Kinds     map[model.ActionKind]int
-	// Unclean counts the elections of a leader from outside the ISR.
+	// Unclean counts the spec's unclean elections (UncleanElection): from
+	// outside the controller's ISR and not from the ELR.
 	Unclean int
 	// expected are the invariants checked after every decision: those the
 	// configuration promises (refine.ExpectedInvariants).
@@ -110,9 +111,7 @@ func (v *Validator) Observe(st cluster.SimStep) error {
 		if err != nil {
 			return fmt.Errorf("the implementation took %s, which the model does not enable: %v\nthe model's state:\n%s", step, err, v.render())
 		}
-		if a.Kind == model.Elect && !slices.Contains(v.s.CtrlIsr, a.R) {
-			v.Unclean++
-		}
+		v.countElection(a)
 		v.s = next
 		v.Kinds[a.Kind]++
 		if st, ok := e.Params["strategy"]; ok {
@@ -177,6 +176,26 @@ func (v *Validator) render() string {
 	}
 	fmt.Fprintf(&b, "  controller %s epoch %d isr %v", v.s.CtrlLeader, v.s.CtrlEpoch, v.s.CtrlIsr)
 	return b.String()
+}
+
+// countElection counts a as unclean when it is an unclean election from
+// the state before it (v.s).
+func (v *Validator) countElection(a model.Action) {
+	if a.Kind == model.Elect && UncleanElection(v.cfg, &v.s, a.R) {
+		v.Unclean++
+	}
+}
+
+// UncleanElection reports whether the controller electing r in state s
+// (before the step) is unclean: r is neither in the controller's ISR nor
+// electable from the ELR (model.ElrElectable: with ELR and an empty ISR, an
+// ELR member, which Kafka's isValidNewLeader counts clean). The last known
+// leader's election (model.LastKnownElectable) is unclean: Kafka's
+// canElectLastKnownLeader returns an unclean ElectionResult, and
+// controller.EligibleLeaderElection reports it so, whatever
+// unclean.leader.election.enable says.
+func UncleanElection(cfg *model.Config, s *model.State, r model.Replica) bool {
+	return !slices.Contains(s.CtrlIsr, r) && !model.ElrElectable(cfg, s, r)
 }
 
 // PromiseError is the model's state breaking an invariant the configuration

