@@ -68,6 +68,15 @@ type Run struct {
 	CfgSHA256       string  `json:"cfgSha256"`
 	SpecSHA256      string  `json:"specSha256"`
 	Commit          string  `json:"hwepochCommit"` // the hwepoch commit that ran it ("+modified": with uncommitted changes), or "unknown"
+	// Pending, when set, says why this record is of an earlier version of
+	// Replication.tla and has not been made again yet (a search of hours
+	// that did not fit the session that changed the spec). Nothing is
+	// compared with it, as with any record of other files, and check and
+	// verify print the reason; a stale record without it fails
+	// traces' TestRecordedExplorerRunsAreCurrent, and one with it made on
+	// the spec as it is fails too. Recording the configuration again
+	// clears it.
+	Pending string `json:"pending,omitempty"`
 }
 
 // Get returns the record of the named configuration.
@@ -219,6 +228,9 @@ const Legend = `vs rec: the explorer's recorded run (` + File + `): "=" the same
 // length (breadth first: the shortest) do not.
 func Compare(rec Run, cfgSHA256, specSHA256 string, got Result) (string, string) {
 	switch {
+	case rec.SpecSHA256 != specSHA256 && rec.Pending != "":
+		return SpecChanged, fmt.Sprintf("%s was recorded on Replication.tla sha256 %.12s…, the file is now %.12s…, and is pending (%s): not compared; re-record with `%s`",
+			rec.Config, rec.SpecSHA256, specSHA256, rec.Pending, RecordCommand(rec.Config))
 	case rec.SpecSHA256 != specSHA256:
 		return SpecChanged, fmt.Sprintf("%s was recorded on Replication.tla sha256 %.12s…, the file is now %.12s…: not compared; re-record with `%s`",
 			rec.Config, rec.SpecSHA256, specSHA256, RecordCommand(rec.Config))

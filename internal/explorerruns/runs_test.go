@@ -18,6 +18,8 @@ func holds() Run {
 // record was made on other files.
 func TestCompare(t *testing.T) {
 	rec := holds()
+	pending := holds()
+	pending.Pending = "a search of hours"
 	same := Result{Verdict: "holds", DistinctStates: 100, StatesGenerated: 250, Depth: 9}
 	viol := Run{Config: "w", Verdict: "violated", Property: "P", TraceLength: 5, DistinctStates: 10, StatesGenerated: 20, Depth: 4,
 		Workers: 1, CfgSHA256: "cfg1", SpecSHA256: "spec1"}
@@ -35,6 +37,8 @@ func TestCompare(t *testing.T) {
 		{"violated now", rec, "cfg1", "spec1", Result{Verdict: "violated", Property: "P", TraceLength: 3}, Mismatch},
 		{"cfg changed", rec, "cfg2", "spec1", Result{Verdict: "holds", DistinctStates: 1}, CfgChanged},
 		{"spec changed", rec, "cfg1", "spec2", Result{Verdict: "holds", DistinctStates: 1}, SpecChanged},
+		{"pending, spec changed", pending, "cfg1", "spec2", Result{Verdict: "holds", DistinctStates: 1}, SpecChanged},
+		{"pending, but made on this spec: compared", pending, "cfg1", "spec1", Result{Verdict: "holds", DistinctStates: 101, StatesGenerated: 250, Depth: 9}, Mismatch},
 		{"same violation, other counts", viol, "cfg1", "spec1", Result{Verdict: "violated", Property: "P", TraceLength: 5, DistinctStates: 12}, Same},
 		{"other property", viol, "cfg1", "spec1", Result{Verdict: "violated", Property: "Q", TraceLength: 5}, Mismatch},
 		{"longer counterexample", viol, "cfg1", "spec1", Result{Verdict: "violated", Property: "P", TraceLength: 6}, Mismatch},
@@ -45,6 +49,9 @@ func TestCompare(t *testing.T) {
 		}
 		if (got == CfgChanged || got == SpecChanged) && !strings.Contains(why, "hwepoch check -record "+tc.rec.Config) {
 			t.Errorf("%s: %s does not say how to re-record", tc.name, why)
+		}
+		if got == SpecChanged && tc.rec.Pending != "" && !strings.Contains(why, tc.rec.Pending) {
+			t.Errorf("%s: %s does not say why the record is pending", tc.name, why)
 		}
 	}
 }
@@ -134,5 +141,30 @@ func TestNewRunSaysWhereAndWhen(t *testing.T) {
 	}
 	if c := Commit("."); c == "" {
 		t.Error("empty commit")
+	}
+}
+
+// Recording a configuration again clears its "pending": the new record is
+// of the spec as it is.
+func TestRecordClearsPending(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.json")
+	old := holds()
+	old.Pending = "re-record after the spec change"
+	if err := Record(path, old); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := Load(path); err != nil || runs.Runs[0].Pending == "" {
+		t.Fatalf("the pending record did not read back: %v %+v", err, runs)
+	}
+	fresh := NewRun("a", Result{Verdict: "holds", DistinctStates: 100, StatesGenerated: 250, Depth: 9}, time.Second, 2, "cfg1", "spec2", t.TempDir())
+	if err := Record(path, fresh); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := runs.Get("a"); r.Pending != "" || r.SpecSHA256 != "spec2" {
+		t.Errorf("after recording again: pending %q, spec %q; want no pending, spec2", r.Pending, r.SpecSHA256)
 	}
 }
