@@ -61,7 +61,7 @@ func sendToLive(s *State, m Msg, skip int) [][]Msg {
 // newer partition epoch.
 func handleLeaderAndIsr(cfg *Config, s *State, r int, t *State) bool {
 	q := s.ControllerQueue[r]
-	if len(q) == 0 {
+	if len(q) == 0 || (cfg.Restore == RestoreStaleControllerRequests && !s.Up(r)) { // restore hook: Up(r)
 		return false
 	}
 	m := q[0]
@@ -104,6 +104,14 @@ func BecomeLeader(cfg *Config, s, t *State, r int, m Msg) {
 	t.ProduceEpoch = with(s.ProduceEpoch, r, from)
 	t.PartitionEpoch = with(s.PartitionEpoch, r, m.PartitionEpoch)
 	t.PendingIsr = with(s.PendingIsr, r, nil)
+	if isNewLeader && cfg.Restore == RestoreHWAboveLEO && s.Hw[r] > s.LEO(r) { // restore hook
+		// Replica.convertHWToLocalOffsetMetadata: an HW past the log end
+		// falls back to the log start.
+		s0 := *s
+		s0.Hw = with(s.Hw, r, 0)
+		t.Hw = s0.Hw
+		s = &s0
+	}
 	AdvanceHW(cfg, s, t, r, s.Log[r], m.Isr, m.Isr, views, from, m.Epoch)
 }
 

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Durability, crash and restart, and the lossy network.
 
 // checkpointHW mirrors CheckpointHW(r): the periodic replication-offset-checkpoint write.
@@ -76,13 +78,18 @@ func crash(cfg *Config, s *State, r, keep int, t *State) bool {
 		fence = Contains(s.CtrlIsr, name)
 	} else {
 		fence = rel.AsyncIsr && s.CtrlLeader != name && s.CtrlLeader != None && Contains(s.CtrlIsr, name)
+		if cfg.Restore == RestoreKRaftIsrRules { // restore hook: 3.9 fences any ISR member but the last
+			fence = rel.AsyncIsr && Contains(s.CtrlIsr, name) && len(s.CtrlIsr) > 1
+		}
 	}
 	l := s.CtrlLeader
 	if l == name {
 		l = None
 	}
 	t.CtrlLeader = l
-	t.ControllerQueue = with(s.ControllerQueue, r, nil)
+	if cfg.Restore != RestoreStaleControllerRequests { // restore hook: the queue survives the crash
+		t.ControllerQueue = with(s.ControllerQueue, r, nil)
+	}
 	if fence {
 		isr := Remove(s.CtrlIsr, name)
 		pe := s.CtrlPartitionEpoch + 1
@@ -139,6 +146,9 @@ func restart(cfg *Config, s *State, r int, t *State) bool {
 			t.ControllerQueue = qs
 			return true
 		}
+	}
+	if cfg.Restore == RestoreStaleControllerRequests { // restore hook: the stale queue comes first
+		q = append(slices.Clip(s.ControllerQueue[r]), q...)
 	}
 	t.ControllerQueue = with(s.ControllerQueue, r, q)
 	return true

@@ -87,7 +87,11 @@ func updateFollowerFetchState(cfg *Config, s *State, l, f int, t *State) bool {
 // handleFetchResponse mirrors HandleFetchResponse(f): the response is always
 // consumed; it is applied only for f's current fetch (from its leader, in its
 // epoch, at its LEO).
-func handleFetchResponse(cfg *Config, s *State, f int, t *State) bool {
+//
+// choice is the restored behaviour's choice (restoreChoices): 0 is the
+// spec's successor; under RestoreOutOfRangeLaterLEO, choice x > 0 is the
+// leader's later LEO on OFFSET_OUT_OF_RANGE.
+func handleFetchResponse(cfg *Config, s *State, f int, t *State, choice int) bool {
 	m := s.Inflight[f]
 	if m.Type != MsgFetchResponse {
 		return false
@@ -95,14 +99,14 @@ func handleFetchResponse(cfg *Config, s *State, f int, t *State) bool {
 	*t = *s
 	t.Inflight = with(s.Inflight, f, NoMsg)
 	if !AcceptsResponse(s, f, m) || !FetchesIn(cfg, s.FetchState[f]) || m.Offset != s.LEO(f) {
-		return true
+		return choice == 0
 	}
 	switch {
 	case m.Error == ErrNone && m.Diverging:
 		tg := TruncationTarget(cfg, s, f, m.DivergingEpoch, m.Offset)
 		t.Log = with(s.Log, f, TruncLog(s, f, tg.To))
 		t.EpochCache = with(s.EpochCache, f, TruncCache(s, f, tg.To))
-		t.Hw = with(s.Hw, f, TruncHW(s, f, tg.To))
+		t.Hw = with(s.Hw, f, truncHW(cfg, s, f, tg.To))
 	case m.Error == ErrNone:
 		old := s.Log[f]
 		lg := make([]Record, len(old)+len(m.Records))
@@ -113,15 +117,52 @@ func handleFetchResponse(cfg *Config, s *State, f int, t *State) bool {
 		t.Hw = with(s.Hw, f, min(m.Hw, len(lg)))
 		t.FetchState = with(s.FetchState, f, Fetching)
 	case m.Error == ErrOffsetOutOfRange && m.Leo < s.LEO(f):
-		t.Log = with(s.Log, f, TruncLog(s, f, m.Leo))
-		t.EpochCache = with(s.EpochCache, f, TruncCache(s, f, m.Leo))
-		t.Hw = with(s.Hw, f, TruncHW(s, f, m.Leo))
+		to := m.Leo
+		if choice > 0 { // restore hook (out-of-range-later-leo): the leader's LEO asked later
+			if choice == s.LEO(f) {
+				return true // the leader's LEO has reached ours: no truncation
+			}
+			if choice <= m.Leo || choice > s.LEO(f) {
+				return false
+			}
+			to = choice
+		}
+		t.Log = with(s.Log, f, TruncLog(s, f, to))
+		t.EpochCache = with(s.EpochCache, f, TruncCache(s, f, to))
+		t.Hw = with(s.Hw, f, truncHW(cfg, s, f, to))
+		return true
 	}
-	return true
+	return choice == 0
 }
 
 // FetchesIn mirrors FetchesIn: the fetch states in which a follower fetches
 // (under 3.9 also before its first fetch answered without divergence).
 func FetchesIn(cfg *Config, fs FetchState) bool {
 	return fs == Fetching || (fs == Truncating && cfg.Rel().Reconcile == "DivergingEpoch")
+}
+
+// completeDelayedFetch mirrors the restored CompleteDelayedFetch(l, f)
+// (RestoreDelayedFetchHW): a fetch that read nothing waited in l's purgatory
+// and completes now: it is read again (DelayedFetch.onComplete), so it
+// carries l's records from its offset and l's HW at this moment. Only while
+// l leads the fetch's epoch and the offset is within its log (otherwise
+// Kafka's second read answers an error, which the follower drops as it
+// drops this response); and only when the answer changes.
+func completeDelayedFetch(cfg *Config, s *State, l, f int, t *State) bool {
+	m := s.Inflight[f]
+	if m.Type != MsgFetchResponse || m.Src != cfg.Replicas[l] || m.Error != ErrNone || m.Diverging || len(m.Records) != 0 ||
+		s.Role[l] != Leader || s.LeaderEpoch[l] != m.CurrentEpoch || m.Offset > s.LEO(l) {
+		return false
+	}
+	if s.Hw[l] == m.Hw && s.LEO(l) == m.Offset {
+		return false
+	}
+	lg := s.Log[l]
+	recs := lg[m.Offset:len(lg):len(lg)]
+	if len(recs) == 0 {
+		recs = nil
+	}
+	*t = *s
+	t.Inflight = with(s.Inflight, f, FetchResp(m.Src, m.Dst, ErrNone, m.Offset, recs, s.Hw[l], s.LEO(l), false, NoDivergence0, m.CurrentEpoch))
+	return true
 }

@@ -74,7 +74,7 @@ func handleAlterPartition(cfg *Config, s *State, l int, t *State) bool {
 	default:
 		for _, x := range m.Isr {
 			i := cfg.Index(x)
-			if Contains(s.CtrlIsr, x) {
+			if Contains(s.CtrlIsr, x) && cfg.Restore != RestoreKRaftIsrRules { // restore hook: every member
 				continue
 			}
 			if be := m.BrokerEpochs[i]; !s.Up(i) || (be != -1 && be != s.BrokerEpoch[i]) {

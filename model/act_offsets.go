@@ -36,19 +36,31 @@ func handleOffsetsForLeaderEpoch(cfg *Config, s *State, l, f int, t *State) bool
 
 // handleOffsetsForLeaderEpochResponse mirrors HandleOffsetsForLeaderEpochResponse(f):
 // the response is always consumed; it truncates only if f still expects it.
-func handleOffsetsForLeaderEpochResponse(cfg *Config, s *State, f int, t *State) bool {
+//
+// choice is the restored behaviour's choice (restoreChoices): 0 is the
+// spec's successor; under RestoreUndefinedToFetchOffset, 1 takes the
+// follower's LEO as its fetch offset for an UNDEFINED answer.
+func handleOffsetsForLeaderEpochResponse(cfg *Config, s *State, f int, t *State, choice int) bool {
 	m := s.Inflight[f]
 	if m.Type != MsgOffsetsForLeaderEpochResponse {
 		return false
 	}
+	accepted := AcceptsResponse(s, f, m) && s.FetchState[f] == Truncating && m.Error == ErrNone
+	// A truncating fetcher's fetch offset is its HW (see the spec).
+	fo := s.Hw[f]
+	if choice > 0 { // restore hook (undefined-to-fetch-offset)
+		if choice != 1 || !accepted || m.Offset != -1 || s.LEO(f) == s.Hw[f] {
+			return false
+		}
+		fo = s.LEO(f)
+	}
 	*t = *s
 	t.Inflight = with(s.Inflight, f, NoMsg)
-	if AcceptsResponse(s, f, m) && s.FetchState[f] == Truncating && m.Error == ErrNone {
-		// A truncating fetcher's fetch offset is its HW (see the spec).
-		tg := TruncationTarget(cfg, s, f, EpochOffset{m.Epoch, m.Offset}, s.Hw[f])
+	if accepted {
+		tg := TruncationTarget(cfg, s, f, EpochOffset{m.Epoch, m.Offset}, fo)
 		t.Log = with(s.Log, f, TruncLog(s, f, tg.To))
 		t.EpochCache = with(s.EpochCache, f, TruncCache(s, f, tg.To))
-		t.Hw = with(s.Hw, f, TruncHW(s, f, tg.To))
+		t.Hw = with(s.Hw, f, truncHW(cfg, s, f, tg.To))
 		fs := Truncating
 		if tg.Done && cfg.Mutant != MutantTruncationLoopStuck { // mutant hook
 			fs = Fetching

@@ -30,15 +30,22 @@ const (
 	numKinds
 )
 
+// CompleteDelayedFetch is an action of a restored Kafka behaviour only
+// (RestoreDelayedFetchHW, model/restore.go): Next takes it only when the
+// configuration restores it (as the last disjunct of the patched spec's
+// Next), and ActionKinds does not list it.
+const CompleteDelayedFetch = numKinds + 1
+
 var kindNames = [...]string{"", "Elect", "HandleLeaderAndIsr", "Produce", "SendOffsetsForLeaderEpoch",
 	"HandleOffsetsForLeaderEpoch", "HandleOffsetsForLeaderEpochResponse", "SendFetch",
 	"HandleFetch", "UpdateFollowerFetchState", "HandleFetchResponse", "ShrinkIsr", "ExpandIsr",
 	"HandleAlterPartition", "HandleAlterPartitionResponse", "CheckpointHW", "Crash",
-	"Restart", "LoseMessage", "MissLeaderAndIsr"}
+	"Restart", "LoseMessage", "MissLeaderAndIsr", "", "CompleteDelayedFetch"}
 
 // kindParams are each action operator's formal parameters, in order.
 var kindParams = [...][]string{nil, {"r"}, {"r"}, {"l"}, {"f"}, {"l", "f"}, {"f"}, {"f"},
-	{"l", "f"}, {"l", "f"}, {"f"}, {"l", "f"}, {"l", "f"}, {"l"}, {"l"}, {"r"}, {"r", "keep"}, {"r"}, {"f"}, {"r"}}
+	{"l", "f"}, {"l", "f"}, {"f"}, {"l", "f"}, {"l", "f"}, {"l"}, {"l"}, {"r"}, {"r", "keep"}, {"r"}, {"f"}, {"r"},
+	nil, {"l", "f"}}
 
 func (k ActionKind) String() string {
 	if int(k) < len(kindNames) {
@@ -58,7 +65,7 @@ func (k ActionKind) Params() []string {
 // ParseActionKind maps a TLA+ action name to its kind.
 func ParseActionKind(s string) (ActionKind, error) {
 	for i, n := range kindNames {
-		if i > 0 && n == s {
+		if i > 0 && n != "" && n == s {
 			return ActionKind(i), nil
 		}
 	}
@@ -81,7 +88,7 @@ type Action struct {
 	R    Replica // r
 	L    Replica // l
 	F    Replica // f
-	Keep int     // keep (Crash)
+	Keep int     // keep (Crash); a restored behaviour's choice (model/restore.go)
 }
 
 func (a Action) String() string {
@@ -95,8 +102,11 @@ func (a Action) String() string {
 	case Produce, HandleAlterPartition, HandleAlterPartitionResponse:
 		return fmt.Sprintf("%s(%s)", a.Kind, a.L)
 	case SendOffsetsForLeaderEpoch, HandleOffsetsForLeaderEpochResponse, SendFetch, HandleFetchResponse, LoseMessage:
+		if a.Keep != 0 { // a restored behaviour's choice (model/restore.go)
+			return fmt.Sprintf("%s(%s)[choice %d]", a.Kind, a.F, a.Keep)
+		}
 		return fmt.Sprintf("%s(%s)", a.Kind, a.F)
-	case HandleOffsetsForLeaderEpoch, HandleFetch, UpdateFollowerFetchState, ShrinkIsr, ExpandIsr:
+	case HandleOffsetsForLeaderEpoch, HandleFetch, UpdateFollowerFetchState, ShrinkIsr, ExpandIsr, CompleteDelayedFetch:
 		return fmt.Sprintf("%s(%s,%s)", a.Kind, a.L, a.F)
 	case Crash:
 		return fmt.Sprintf("%s(%s,%d)", a.Kind, a.R, a.Keep)

@@ -117,6 +117,10 @@ type Config struct {
 	// that the explorer and TLC (on MutantSpec's patched copy of the spec)
 	// must catch. Empty in every real configuration.
 	Mutant Mutant `json:",omitempty"`
+	// Restore is no spec constant either: a Kafka behaviour the spec leaves
+	// out, put back (model/restore.go) to check that its deviation cannot
+	// change a verdict. Empty in every manifest configuration.
+	Restore Restore `json:",omitempty"`
 }
 
 // Validate mirrors the spec's ASSUMEs, plus what the Go representation needs
@@ -143,6 +147,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Mutant != "" && !slices.Contains(Mutants, c.Mutant) {
 		return fmt.Errorf("mutant %q: no such seeded bug (known: %v)", c.Mutant, Mutants)
+	}
+	if err := c.validateRestore(); err != nil {
+		return err
 	}
 	if len(c.Replicas) == 0 {
 		return fmt.Errorf("constant Replicas is empty")

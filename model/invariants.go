@@ -190,9 +190,11 @@ func RecordIdentity(cfg *Config, s State) bool {
 	return true
 }
 
-// prefixesAgree is \A o \in 0..(Min(hw[r], hw[q]) - 1) : log[r][o + 1] = log[q][o + 1].
-func prefixesAgree(s *State, r, q int) bool {
-	for o := 0; o < min(s.Hw[r], s.Hw[q]); o++ {
+// prefixesAgree is \A o \in 0..(Min(hw[r], hw[q]) - 1) : log[r][o + 1] = log[q][o + 1]
+// (under RestoreHWAboveLEO below min(HW, LEO): model/restore.go).
+func prefixesAgree(cfg *Config, s *State, r, q int) bool {
+	restored := cfg.Restore == RestoreHWAboveLEO
+	for o := 0; o < min(visibleHW(s, r, restored), visibleHW(s, q, restored)); o++ {
 		if s.Log[r][o] != s.Log[q][o] {
 			return false
 		}
@@ -204,7 +206,7 @@ func prefixesAgree(s *State, r, q int) bool {
 func CommittedPrefixesAgree(cfg *Config, s State) bool {
 	for r := range cfg.Replicas {
 		for q := range cfg.Replicas {
-			if s.Up(r) && s.Up(q) && !prefixesAgree(&s, r, q) {
+			if s.Up(r) && s.Up(q) && !prefixesAgree(cfg, &s, r, q) {
 				return false
 			}
 		}
@@ -222,7 +224,7 @@ func NoDivergence(cfg *Config, s State) bool {
 	for r := range cfg.Replicas {
 		for q := range cfg.Replicas {
 			if Reconciled(&s, r) && Reconciled(&s, q) && s.LeaderEpoch[r] == s.LeaderEpoch[q] &&
-				!prefixesAgree(&s, r, q) {
+				!prefixesAgree(cfg, &s, r, q) {
 				return false
 			}
 		}

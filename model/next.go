@@ -33,7 +33,7 @@ func step(cfg *Config, s *State, k ActionKind, i, j, keep int, t *State) bool {
 	case HandleOffsetsForLeaderEpoch:
 		return handleOffsetsForLeaderEpoch(cfg, s, i, j, t)
 	case HandleOffsetsForLeaderEpochResponse:
-		return handleOffsetsForLeaderEpochResponse(cfg, s, i, t)
+		return handleOffsetsForLeaderEpochResponse(cfg, s, i, t, keep)
 	case SendFetch:
 		return sendFetch(cfg, s, i, t)
 	case HandleFetch:
@@ -41,7 +41,7 @@ func step(cfg *Config, s *State, k ActionKind, i, j, keep int, t *State) bool {
 	case UpdateFollowerFetchState:
 		return updateFollowerFetchState(cfg, s, i, j, t)
 	case HandleFetchResponse:
-		return handleFetchResponse(cfg, s, i, t)
+		return handleFetchResponse(cfg, s, i, t, keep)
 	case ShrinkIsr:
 		return shrinkIsr(cfg, s, i, j, t)
 	case ExpandIsr:
@@ -60,6 +60,8 @@ func step(cfg *Config, s *State, k ActionKind, i, j, keep int, t *State) bool {
 		return loseMessage(cfg, s, i, t)
 	case MissLeaderAndIsr:
 		return missLeaderAndIsr(cfg, s, i, t)
+	case CompleteDelayedFetch:
+		return completeDelayedFetch(cfg, s, i, j, t)
 	}
 	return false
 }
@@ -67,7 +69,7 @@ func step(cfg *Config, s *State, k ActionKind, i, j, keep int, t *State) bool {
 // twoParams reports whether an action kind is bound over (l, f).
 func twoParams(k ActionKind) bool {
 	switch k {
-	case HandleOffsetsForLeaderEpoch, HandleFetch, UpdateFollowerFetchState, ShrinkIsr, ExpandIsr:
+	case HandleOffsetsForLeaderEpoch, HandleFetch, UpdateFollowerFetchState, ShrinkIsr, ExpandIsr, CompleteDelayedFetch:
 		return true
 	}
 	return false
@@ -85,6 +87,7 @@ func makeAction(cfg *Config, k ActionKind, i, j, keep int) Action {
 		a.L = cfg.Replicas[i]
 	case SendOffsetsForLeaderEpoch, HandleOffsetsForLeaderEpochResponse, SendFetch, HandleFetchResponse, LoseMessage:
 		a.F = cfg.Replicas[i]
+		a.Keep = keep // a restored behaviour's choice; 0 otherwise
 	default:
 		a.L, a.F = cfg.Replicas[i], cfg.Replicas[j]
 	}
@@ -140,6 +143,18 @@ func NextPtr(cfg *Config, s *State, yield func(Action, *State) bool) (err error)
 				}
 				ck = 0
 			}
+		case restoreChoices(cfg, kind) > 0:
+			// a restored behaviour's choice (model/restore.go), as Crash's k
+			for ci = range n {
+				for ck = range restoreChoices(cfg, kind) {
+					if step(cfg, s, kind, ci, 0, ck, &t) {
+						if !yield(makeAction(cfg, kind, ci, 0, ck), &t) {
+							return nil
+						}
+					}
+				}
+				ck = 0
+			}
 		default:
 			for ci = range n {
 				if step(cfg, s, kind, ci, 0, 0, &t) {
@@ -150,6 +165,18 @@ func NextPtr(cfg *Config, s *State, yield func(Action, *State) bool) (err error)
 			}
 		}
 		ci, cj = 0, 0
+	}
+	if cfg.Restore == RestoreDelayedFetchHW { // the patched spec's last disjunct
+		kind = CompleteDelayedFetch
+		for ci = range n {
+			for cj = range n {
+				if step(cfg, s, kind, ci, cj, 0, &t) {
+					if !yield(makeAction(cfg, kind, ci, cj, 0), &t) {
+						return nil
+					}
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -209,8 +236,18 @@ func bind(cfg *Config, a Action) (i, j, keep int, err error) {
 		i, err = idx("l", a.L)
 	case SendOffsetsForLeaderEpoch, HandleOffsetsForLeaderEpochResponse, SendFetch, HandleFetchResponse, LoseMessage:
 		i, err = idx("f", a.F)
+		if err == nil && a.Keep != 0 && (a.Keep < 0 || a.Keep >= restoreChoices(cfg, a.Kind)) {
+			err = fmt.Errorf("action %s: choice %d: the configuration restores no behaviour with it", a.Kind, a.Keep)
+		}
+		keep = a.Keep
 	case HandleOffsetsForLeaderEpoch, HandleFetch, UpdateFollowerFetchState, ShrinkIsr, ExpandIsr:
 		if i, err = idx("l", a.L); err == nil {
+			j, err = idx("f", a.F)
+		}
+	case CompleteDelayedFetch:
+		if cfg.Restore != RestoreDelayedFetchHW {
+			err = fmt.Errorf("action %s: only a configuration that restores %s has it", a.Kind, RestoreDelayedFetchHW)
+		} else if i, err = idx("l", a.L); err == nil {
 			j, err = idx("f", a.F)
 		}
 	default:

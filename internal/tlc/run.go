@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +64,11 @@ type Run struct {
 	// Mutant, when set, is seeded into the copy of Replication.tla TLC
 	// runs on (model.MutantSpec).
 	Mutant model.Mutant
+	// Restore, when set, puts a Kafka behaviour back into the copy of
+	// Replication.tla TLC runs on (model.RestoreSpec), and leaves out of
+	// the configuration the invariants it breaks by design
+	// (model.RestoreInfos[Restore].Unasserted).
+	Restore model.Restore
 	// LiveProperties are the configuration's liveness properties: when
 	// there is one, a temporal violation is that property's.
 	LiveProperties []string
@@ -119,9 +125,25 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 			return Result{}, files, err
 		}
 	}
+	if r.Restore != "" {
+		spec := filepath.Join(work, "Replication.tla")
+		b, err := os.ReadFile(spec)
+		if err != nil {
+			return Result{}, files, err
+		}
+		if b, err = model.RestoreSpec(b, r.Restore); err != nil {
+			return Result{}, files, err
+		}
+		if err := os.WriteFile(spec, b, 0o644); err != nil {
+			return Result{}, files, err
+		}
+	}
 	cfgText, err := inputfile.ReadFile(filepath.Join(r.SpecDir, r.Config+".cfg"))
 	if err != nil {
 		return Result{}, files, fmt.Errorf("configuration %q: %w", r.Config, err)
+	}
+	if r.Restore != "" {
+		cfgText = dropInvariants(cfgText, model.RestoreInfos[r.Restore].Unasserted)
 	}
 	module := r.Module
 	if r.Simulate != nil && !r.Simulate.UntilViolation {
@@ -288,4 +310,18 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return os.WriteFile(dst, b, 0o644)
+}
+
+// dropInvariants removes the lines of a configuration that name one of
+// names alone ("    HWBelowLEO" under INVARIANTS, or "INVARIANT HWBelowLEO").
+func dropInvariants(cfg []byte, names []string) []byte {
+	var out [][]byte
+	for _, line := range bytes.SplitAfter(cfg, []byte("\n")) {
+		f := strings.Fields(string(line))
+		if (len(f) == 1 && slices.Contains(names, f[0])) || (len(f) == 2 && f[0] == "INVARIANT" && slices.Contains(names, f[1])) {
+			continue
+		}
+		out = append(out, line)
+	}
+	return bytes.Join(out, nil)
 }

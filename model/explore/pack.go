@@ -47,7 +47,7 @@ func (p packed) unpack(cfg *model.Config) model.Action {
 		a.L = name(i)
 	case model.SendOffsetsForLeaderEpoch, model.HandleOffsetsForLeaderEpochResponse, model.SendFetch,
 		model.HandleFetchResponse, model.LoseMessage:
-		a.F = name(i)
+		a.F, a.Keep = name(i), keep // keep: a restored behaviour's choice (model/restore.go)
 	default:
 		a.L, a.F = name(i), name(j)
 	}

@@ -156,6 +156,11 @@ func (s *Succ) init(cfg *model.Config) error {
 	s.effMinIsr = model.EffMinIsr(cfg)
 	s.maxRecords, s.maxEpoch, s.maxCrashes, s.maxPartEpoch = cfg.MaxRecords, cfg.MaxEpoch, cfg.MaxCrashes, cfg.MaxPartitionEpoch
 
+	if cfg.Restore != "" {
+		// A restored Kafka behaviour (model/restore.go) is checked on the
+		// readable engine only: these actions do not have it.
+		return fmt.Errorf("packed.Next: restore %s: the packed actions do not put back Kafka behaviours; use the readable engine", cfg.Restore)
+	}
 	switch cfg.Mutant {
 	case "":
 	case model.MutantFetcherStopsAfterLoss:
