@@ -35,6 +35,7 @@ func TestDefaultOutputFitsTheScreen(t *testing.T) {
 		{args: []string{"chaos", "-seeds", "20", "-events", "40", "-out", t.TempDir()}, maxLines: 30},
 		{args: []string{"chaos", "-seeds", "3", "-policy", "HighWatermark", "-seed", "4", "-out", t.TempDir()}},
 		{args: []string{"check", "-q", "w-de-hw-pending"}},
+		{args: []string{"deviations", "le-unclean-loss", "w-de3e2-diverging-truncation"}, maxLines: 30},
 	}
 	for _, n := range names {
 		checks = append(checks, check{args: []string{n, "-h"}}, check{args: []string{"help", n}})

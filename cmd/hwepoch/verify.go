@@ -66,6 +66,12 @@ Stages:
              configuration of model/explore/testdata/tlc-small.json, which
              together combine every switch of the spec under every release
              (go test compares a representative subset)
+  deviation  the checks of docs/spec.md's deviation rows
+             (traces/deviations.json, hwepoch deviations -record): each
+             configuration explored with a Kafka behaviour the spec leaves
+             out put back gives the manifest's verdict and the recorded
+             counts (--quick: those under 50,000 states; default: under
+             300,000 and -budget; --all: every one, about half an hour)
   tlc-trace  every trace TLC exported (traces/tlc/*.json, traces/tlc/sim/)
              replayed on the model, state equal at every step; it must
              violate exactly what its run recorded, at its last state
@@ -211,6 +217,18 @@ flags:
 			return []verify.Row{{Stage: "tlc-small", Item: "spec", Expected: "readable", Found: "error: " + err.Error(), Status: verify.Fail}}
 		}
 		return verify.SmallRows(context.Background(), explore.SmallRunsPath(filepath.Dir(specDir)), sum, *workers, progress)
+	})
+	stage("deviation", func() []verify.Row {
+		// Each check explores on the readable engine, twice (the spec's
+		// search and Kafka's): the default keeps to the small ones.
+		b := min(*budget, 300_000)
+		switch mode {
+		case verify.Quick:
+			b = 50_000
+		case verify.All:
+			b = 0
+		}
+		return verify.DeviationRows(context.Background(), man, b, *workers, progress)
 	})
 	stage("tlc-trace", func() []verify.Row { return verify.TLCTraceRows(man, runsDir) })
 	stage("scenario", func() []verify.Row {
