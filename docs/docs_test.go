@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/hwepoch/hwepoch/impl/broker"
+	"github.com/hwepoch/hwepoch/internal/deviation"
 	"github.com/hwepoch/hwepoch/internal/explorerruns"
 	"github.com/hwepoch/hwepoch/internal/lemmas"
 	"github.com/hwepoch/hwepoch/internal/tlc"
@@ -199,23 +200,43 @@ func TestChecksNamedExist(t *testing.T) {
 // "<!-- NAME:begin ... -->" and "<!-- NAME:end -->".
 func generated(t *testing.T, name, want, how string) {
 	t.Helper()
-	text := readDoc(t)
+	generatedIn(t, doc, name, want, how)
+}
+
+// generatedIn is generated for the document file (in docs/).
+func generatedIn(t *testing.T, file, name, want, how string) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
 	begin, end := "<!-- "+name+":begin", "<!-- "+name+":end -->"
 	i, j := strings.Index(text, begin), strings.Index(text, end)
 	if i < 0 || j < i {
-		t.Fatalf("docs/correctness.md lacks the %s ... %s markers", begin, end)
+		t.Fatalf("docs/%s lacks the %s ... %s markers", file, begin, end)
 	}
 	k := i + strings.Index(text[i:], "\n") + 1
 	if text[k:j] == want {
 		return
 	}
 	if *update {
-		if err := os.WriteFile(doc, []byte(text[:k]+want+text[j:]), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(text[:k]+want+text[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("docs/correctness.md: the %s table is stale (%s); regenerate it with go test ./docs -update\n got:\n%s\nwant:\n%s", name, how, text[k:j], want)
+	t.Errorf("docs/%s: the %s table is stale (%s); regenerate it with go test ./docs -update\n got:\n%s\nwant:\n%s", file, name, how, text[k:j], want)
+}
+
+// TestDeviationTableIsCurrent: docs/spec.md's table of the deviation checks
+// is traces/deviations.json's (hwepoch deviations -record).
+func TestDeviationTableIsCurrent(t *testing.T) {
+	recs, err := deviation.LoadRecords(deviation.RecordPath(filepath.Join(root, "spec")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	generatedIn(t, "spec.md", "deviation-checks", deviation.RecordsMarkdown(recs), "from traces/deviations.json")
 }
 
 // TestLemmaTableIsCurrent: the lemmas along every scenario case, as
