@@ -436,7 +436,11 @@ func skippedLines(rows []verify.Row) []string {
 	var out []string
 	for _, g := range order {
 		why := strings.TrimSuffix(strings.TrimPrefix(g.why, "skipped ("), ")")
-		out = append(out, verify.Wrap(fmt.Sprintf("%s %s: %s", g.stage, strings.Join(items[g], " "), why), verify.Width+4, "    ")...)
+		names := strings.Join(items[g], " ")
+		if n := len(items[g]); n > 20 { // a screen, not a list: -v lists them all
+			names = fmt.Sprintf("%d checks (-v lists them)", n)
+		}
+		out = append(out, verify.Wrap(fmt.Sprintf("%s %s: %s", g.stage, names, why), verify.Width+4, "    ")...)
 	}
 	return out
 }
