@@ -113,28 +113,12 @@ func (r Run) Execute(ctx context.Context) (Result, Files, error) {
 		return Result{}, files, err
 	}
 	if r.Mutant != "" {
-		spec := filepath.Join(work, "Replication.tla")
-		b, err := os.ReadFile(spec)
-		if err != nil {
-			return Result{}, files, err
-		}
-		if b, err = model.MutantSpec(b, r.Mutant); err != nil {
-			return Result{}, files, err
-		}
-		if err := os.WriteFile(spec, b, 0o644); err != nil {
+		if err := patchSpec(work, func(b []byte) ([]byte, error) { return model.MutantSpec(b, r.Mutant) }); err != nil {
 			return Result{}, files, err
 		}
 	}
 	if r.Restore != "" {
-		spec := filepath.Join(work, "Replication.tla")
-		b, err := os.ReadFile(spec)
-		if err != nil {
-			return Result{}, files, err
-		}
-		if b, err = model.RestoreSpec(b, r.Restore); err != nil {
-			return Result{}, files, err
-		}
-		if err := os.WriteFile(spec, b, 0o644); err != nil {
+		if err := patchSpec(work, func(b []byte) ([]byte, error) { return model.RestoreSpec(b, r.Restore) }); err != nil {
 			return Result{}, files, err
 		}
 	}
@@ -310,6 +294,19 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return os.WriteFile(dst, b, 0o644)
+}
+
+// patchSpec rewrites the copy of Replication.tla in work with patch.
+func patchSpec(work string, patch func([]byte) ([]byte, error)) error {
+	spec := filepath.Join(work, "Replication.tla")
+	b, err := os.ReadFile(spec)
+	if err != nil {
+		return err
+	}
+	if b, err = patch(b); err != nil {
+		return err
+	}
+	return os.WriteFile(spec, b, 0o644)
 }
 
 // dropInvariants removes the lines of a configuration that name one of
