@@ -71,7 +71,8 @@ Stages:
              configuration explored with a Kafka behaviour the spec leaves
              out put back gives the manifest's verdict and the recorded
              counts (--quick: those under 50,000 states; default: under
-             300,000 and -budget; --all: every one, about half an hour)
+             300,000 and -budget; --all: every one -- recording them took
+             20 minutes on 2 cores)
   tlc-trace  every trace TLC exported (traces/tlc/*.json, traces/tlc/sim/)
              replayed on the model, state equal at every step; it must
              violate exactly what its run recorded, at its last state
